@@ -1,2 +1,1 @@
-"""The rules of the study, without I/O; :mod:`promptpipe.study.rules` is the same layer (the two import each other).
-Imports nothing of ours but :mod:`promptpipe.errors`."""
+"""Study rules, no I/O: one layer with study.rules (they import each other); of ours imports only promptpipe.errors."""

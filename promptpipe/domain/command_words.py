@@ -1,6 +1,5 @@
-"""Command words and their replies in every language, from ``promptpipe/data/commands.toml``, matched on
-:func:`promptpipe.domain.phrases.spoken`. ``stop`` phrases stop at once, always; ``stop_ask`` words are ordinary words
-too ("quit", Spanish "para"), so mid-conversation the participant is asked first."""
+"""Command words and their replies in every language (from COMMAND_FILE), matched on phrases.spoken. ``stop`` phrases
+stop at once, always; ``stop_ask`` words are also ordinary ("quit", Spanish "para"): asked first mid-conversation."""
 
 from __future__ import annotations
 

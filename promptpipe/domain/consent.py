@@ -62,8 +62,7 @@ NOT_WRITABLE = {
 
 
 def why_not_writable(status: str, *, opted_out: bool, erased: bool = False) -> str | None:
-    """None when the research team may write to this participant, else the reason (a key of :data:`NOT_WRITABLE`):
-    a participant's own STOP holds whatever else is true."""
+    """None if the team may write to them, else why (a :data:`NOT_WRITABLE` key); their own STOP bars it regardless."""
     holds = (("erased", erased), ("withdrawn", status == Status.WITHDRAWN), ("opted_out", opted_out))
     return next((reason for reason, holding in holds if holding), None)
 

@@ -1,6 +1,5 @@
-"""A participant's profile: the habit plan the model keeps (:class:`HabitProfile`) and the server's record
-(:class:`ServerRecord`), as one flat JSON object under unchanged keys (so earlier rows read as they are; unknown keys
-are kept)."""
+"""A participant's habit plan the model keeps (:class:`HabitProfile`) and the server's record (:class:`ServerRecord`),
+as one flat JSON object under unchanged keys (so earlier rows read as they are; unknown keys are kept)."""
 
 from __future__ import annotations
 

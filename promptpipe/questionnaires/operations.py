@@ -12,19 +12,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden, NotFound
 from promptpipe.pipeline.events import QuestionnaireDue, as_input
-from promptpipe.questionnaires.store.reads import (
-    EndCount,
-    InstanceCount,
-    InstanceRow,
-    Tally,
-    by_questionnaire,
-    end_counts,
-    instance_page,
-    participants_with_instances,
-    responses_page,
-    status_counts,
-    tally,
-)
+from promptpipe.questionnaires.store import reads
 from promptpipe.questionnaires.store.writes import Scheduled, schedule_instance
 from promptpipe.research._common import get_participant
 from promptpipe.research.listing import check_page
@@ -75,9 +63,9 @@ async def send_questionnaire(db: Database, clock: Clock, study: Study, *, phone:
     return await db.run(write)
 
 
-async def questionnaire_status(db: Database) -> list[InstanceCount]:
+async def questionnaire_status(db: Database) -> list[reads.InstanceCount]:
     """How many instances of each questionnaire are in each status."""
-    return await db.run(status_counts)
+    return await db.run(reads.status_counts)
 
 
 @dataclass(frozen=True)
@@ -85,21 +73,21 @@ class QuestionnaireCompliance:
     questionnaire_id: str
     title: str | None
     """None: the study file in force does not declare it (its instances are from an earlier version)."""
-    tally: Tally
+    tally: reads.Tally
 
 
 async def questionnaire_compliance(db: Database, study: Study) -> list[QuestionnaireCompliance]:
     """Every questionnaire of the study file in force, then any other with instances, each with its tally."""
-    rows = by_questionnaire(await db.run(end_counts), [questionnaire.id for questionnaire in study.questionnaires])
+    rows = reads.by_questionnaire(await db.run(reads.end_counts), [q.id for q in study.questionnaires])
     titles = {questionnaire.id: questionnaire.title for questionnaire in study.questionnaires}
-    return [QuestionnaireCompliance(qid, titles.get(qid), tally(counts)) for qid, counts in rows]
+    return [QuestionnaireCompliance(qid, titles.get(qid), reads.tally(counts)) for qid, counts in rows]
 
 
 @dataclass(frozen=True)
 class ParticipantCompliance:
     participant_id: str
     questionnaire_id: str
-    tally: Tally
+    tally: reads.Tally
 
 
 @dataclass(frozen=True)
@@ -117,11 +105,11 @@ async def compliance_by_participant(db: Database, *, limit: int = 50, offset: in
     check_page(limit, offset)
 
     def read(session: Session) -> ParticipantCompliancePage:
-        total, ids = participants_with_instances(session, limit=limit, offset=offset)
-        groups: dict[tuple[str, str], list[EndCount]] = {}
-        for row in end_counts(session, ids):
+        total, ids = reads.participants_with_instances(session, limit=limit, offset=offset)
+        groups: dict[tuple[str, str], list[reads.EndCount]] = {}
+        for row in reads.end_counts(session, ids):
             groups.setdefault((row.participant_id or "", row.questionnaire_id), []).append(row)
-        items = [ParticipantCompliance(pid, qid, tally(rows)) for (pid, qid), rows in sorted(groups.items())]
+        items = [ParticipantCompliance(pid, qid, reads.tally(rows)) for (pid, qid), rows in sorted(groups.items())]
         return ParticipantCompliancePage(total, limit, offset, items)
 
     return await db.run(read)
@@ -133,7 +121,7 @@ class InstancePage:
     total: int
     limit: int
     offset: int
-    items: list[InstanceRow]
+    items: list[reads.InstanceRow]
     """Newest first, each with its items asked, answered or missed."""
 
 
@@ -145,7 +133,7 @@ async def participant_questionnaires(db: Database, participant_id: str, *, limit
     def read(session: Session) -> InstancePage:
         if participant_by_id(session, participant_id) is None:
             raise NotFound(f"no participant has the id {participant_id}")
-        total, rows = instance_page(session, participant_id, limit=limit, offset=offset)
+        total, rows = reads.instance_page(session, participant_id, limit=limit, offset=offset)
         return InstancePage(participant_id, total, limit, offset, rows)
 
     return await db.run(read)
@@ -155,7 +143,7 @@ async def participant_questionnaires(db: Database, participant_id: str, *, limit
 class QuestionnaireResponses:
     questionnaire_id: str
     total: int
-    items: list[InstanceRow]
+    items: list[reads.InstanceRow]
     """Completed first, planned last (see :func:`~promptpipe.questionnaires.store.reads.responses_page`)."""
 
 
@@ -164,7 +152,8 @@ async def questionnaire_responses(db: Database, study: Study, questionnaire_id: 
     """Every participant's sendings of one questionnaire with their answers (``limit`` None: all)."""
     if limit is not None:
         check_page(limit, offset)
-    total, rows = await db.run(lambda session: responses_page(session, questionnaire_id, limit=limit, offset=offset))
+    total, rows = await db.run(lambda session: reads.responses_page(session, questionnaire_id, limit=limit,
+                                                                    offset=offset))
     if not total and study.questionnaire(questionnaire_id) is None:
         raise NotFound(f"no questionnaire has the id {questionnaire_id[:40]!r}")
     return QuestionnaireResponses(questionnaire_id, total, rows)

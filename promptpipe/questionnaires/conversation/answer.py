@@ -23,16 +23,8 @@ from promptpipe.pipeline.turn_writes import (
     TurnWrite,
 )
 from promptpipe.questionnaires.conversation.instance import answering, ask_item, end_outcome, hidden
+from promptpipe.questionnaires.rules import definition
 from promptpipe.questionnaires.rules.answers import MAX_TRIES, Answer, Missing, Reask, is_option, read_typed, read_vote
-from promptpipe.questionnaires.rules.definition import (
-    QUESTIONNAIRE_PURPOSE,
-    InstanceStatus,
-    ItemType,
-    OpenQuestionnaire,
-    Questionnaire,
-    QuestionnaireItem,
-    next_item,
-)
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import Study
 
@@ -70,13 +62,13 @@ def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], no
     answered_at = now
     for row, event in zip(batch, context.events, strict=True):
         if isinstance(event, PollVoteReceived):
-            if event.purpose != QUESTIONNAIRE_PURPOSE or event.poll_id not in open_.poll_ids:
+            if event.purpose != definition.QUESTIONNAIRE_PURPOSE or event.poll_id not in open_.poll_ids:
                 continue
             reply: Answer | Reask | None = read_vote(item, list(event.selected))
         elif isinstance(event, MessageReceived):
             text = context.texts.get(row.id, "")
             reply = read_typed(item, text)
-            if isinstance(reply, Reask) and item.type is not ItemType.TEXT and is_conversation(text):
+            if isinstance(reply, Reask) and item.type is not definition.ItemType.TEXT and is_conversation(text):
                 return None  # for the coach (who may flag it); the item is asked again after the reply
         else:
             continue
@@ -104,7 +96,8 @@ def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], 
         return None
     writes: list[TurnWrite] = []
     for row, event in zip(batch, context.events, strict=True):
-        if not isinstance(event, PollVoteReceived) or event.asks is None or event.purpose != QUESTIONNAIRE_PURPOSE:
+        if (not isinstance(event, PollVoteReceived) or event.asks is None
+                or event.purpose != definition.QUESTIONNAIRE_PURPOSE):
             return None
         instance_id, questionnaire_id, item_id, closes = event.asks
         said = said_at(event) or now
@@ -170,9 +163,9 @@ def is_conversation(text: str) -> bool:
     return "?" in text or len(text.split()) >= CONVERSATION_WORDS
 
 
-def _advance(state: TurnState, questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire,
-             result: Answer | Reask, last: InboxRow, now: datetime, writes: list[TurnWrite],
-             answered_at: datetime) -> Outcome:
+def _advance(state: TurnState, questionnaire: definition.Questionnaire, item: definition.QuestionnaireItem,
+             open_: definition.OpenQuestionnaire, result: Answer | Reask, last: InboxRow, now: datetime,
+             writes: list[TurnWrite], answered_at: datetime) -> Outcome:
     """``answered_at``: when the participant sent the answer (``now``: when it is processed)."""
     instance_id = open_.instance_id
     if isinstance(result, Reask):
@@ -186,13 +179,13 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
         outcome = result
     tries = open_.tries
     open_.codes[item.id] = list(outcome.codes) if isinstance(outcome, Answer) else []
-    following = next_item(questionnaire, {key: tuple(value) for key, value in open_.codes.items()}, after=item.id)
+    following = definition.next_item(questionnaire, {k: tuple(v) for k, v in open_.codes.items()}, after=item.id)
     # the instance's progress is written with the next item asked, or by its end
     writes.append(ItemAnswered(instance_id, item.id, outcome, answered_at, tries=tries, progress=following is None))
     if following is None:
         closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
                            hidden(questionnaire, False))
-        return end_outcome(state, questionnaire, open_, InstanceStatus.COMPLETED, now,
+        return end_outcome(state, questionnaire, open_, definition.InstanceStatus.COMPLETED, now,
                            ended_at=answered_at, outgoing=[closing], writes=writes)
     skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
     ask = ask_item(questionnaire, following, open_, keys.questionnaire_message(last.id, "ask"))

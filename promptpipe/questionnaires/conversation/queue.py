@@ -16,24 +16,9 @@ from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
 from promptpipe.flow.turn import Outcome, TurnContext
+from promptpipe.pipeline import turn_writes
 from promptpipe.pipeline.events import Enrolled, QuestionnaireDue
-from promptpipe.pipeline.turn_writes import (
-    InstanceEnded,
-    InstanceMoved,
-    InstancesPlanned,
-    ItemAsked,
-    PlannedInstance,
-    TurnWrite,
-)
-from promptpipe.questionnaires.conversation.instance import (
-    arm_clock,
-    arm_next,
-    ask_item,
-    close_if_stopped,
-    end_outcome,
-    not_sent_outcome,
-    start_outcome,
-)
+from promptpipe.questionnaires.conversation import instance
 from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus, QueuedQuestionnaire, SendEvent
 from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.questionnaires.store.writes import Scheduled
@@ -58,7 +43,7 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
     if instance_id is None:
         return Outcome(log=("questionnaire_ignored", {"reason": "no instance"}))
     if event.action == "send":
-        return start_outcome(state, questionnaire, instance_id, item, now)
+        return instance.start_outcome(state, questionnaire, instance_id, item, now)
     open_ = state.questionnaire
     if open_ is None or open_.instance_id != instance_id or questionnaire is None:
         return Outcome(log=("questionnaire_timer_done", {"outcome": "nothing under way"}))
@@ -66,14 +51,15 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
     if event.action == "remind" and now < open_.expires_at:
         current = questionnaire.item(open_.item_id)
         open_.reminders_sent += 1
-        arm_clock(state, questionnaire, open_, sent_at)
+        instance.arm_clock(state, questionnaire, open_, sent_at)
         if current is None or in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
             return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
-        reminder = ask_item(questionnaire, current, open_, keys.questionnaire_message(item.id, "ask"), REMINDER)
-        asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
+        key = keys.questionnaire_message(item.id, "ask")
+        reminder = instance.ask_item(questionnaire, current, open_, key, REMINDER)
+        asked = turn_writes.ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
         return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
-    return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
-                       reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
+    return instance.end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
+                                reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
 
 
 def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
@@ -85,35 +71,37 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
     if due is None or due.instance_id is None or state.questionnaire is not None or quiet_end is not None:
         if state.questionnaire is None:
-            arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
+            instance.arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
         return Outcome(writes=writes, log=("questionnaire_timer_done", {"outcome": "waiting"}))
     queue.remove(due)
     last = last_day_of(study, state)
     number = study_day(state.day_one, date.fromisoformat(due.local_date)) if due.local_date else None
     if last is not None and number is not None and number > last:  # the study was shortened
-        started = not_sent_outcome(due.instance_id, EndReason.PAST_LAST_DAY, now)
+        started = instance.not_sent_outcome(due.instance_id, EndReason.PAST_LAST_DAY, now)
     else:
-        started = start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
+        started = instance.start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
     if state.questionnaire is None:  # it could not be sent: the next planned one
-        arm_next(state, now, reason="next planned questionnaire")
+        instance.arm_next(state, now, reason="next planned questionnaire")
     return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
 
 
-def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: datetime) -> list[TurnWrite]:
-    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
+def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: datetime) -> list[turn_writes.TurnWrite]:
+    return [turn_writes.InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
             for entry in entries if entry.instance_id is not None]
 
 
-def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[TurnWrite]:
+def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[turn_writes.TurnWrite]:
     """At every commit that saves the participant's state: end, plan and keep the timer; the writes for the commit."""
-    writes = close_if_stopped(state, study, now)
+    writes = instance.close_if_stopped(state, study, now)
     if not study.questionnaires:
         return writes
     planned: list[Planned] = []
     done = state.questionnaires.planned
     if state.status in (Status.COMPLETED, Status.WITHDRAWN):
         writes += _study_over(state, study, now)
-        end = _end_occasion(state, study)
+        # after an extension past an earlier end, the exit questionnaires' occasion is study_end_day_<last study day>
+        end = (f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}" if SendEvent.STUDY_END in done
+               else SendEvent.STUDY_END.value)
         if (state.status == Status.COMPLETED and end not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now, end)
@@ -138,8 +126,8 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
     if state.timezone != state.participant.timezone and state.questionnaires.queue:
         writes += _follow_zone(state, study, now)
     if state.questionnaire is None:
-        arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
-                 quiet=study.quiet_hours)
+        instance.arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
+                          quiet=study.quiet_hours)
     return writes
 
 
@@ -185,7 +173,7 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
                       zone_or_utc(state.timezone))
 
 
-def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _study_over(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """The study ended for them: what was planned is recorded as not sent, but a completer's exit questionnaires."""
     keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
@@ -196,14 +184,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
     return _not_sent(gone, EndReason.WITHDRAWN if state.status == Status.WITHDRAWN else EndReason.STUDY_OVER, now)
 
 
-def _end_occasion(state: TurnState, study: Study) -> str:
-    """``study_end``, or after an extension past an earlier end, ``study_end_day_<last study day>``."""
-    if SendEvent.STUDY_END not in state.questionnaires.planned:
-        return SendEvent.STUDY_END.value
-    return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
-
-
-def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _reopened(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """A completed participant's study was extended: its exit questionnaire stops and is asked at the new end."""
     def is_exit(questionnaire_id: str) -> bool:
         questionnaire = study.questionnaire(questionnaire_id)
@@ -214,8 +195,8 @@ def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
     queue[:] = [entry for entry in queue if not is_exit(entry.questionnaire_id)]
     open_ = state.questionnaire
     if open_ is not None and (exit_ := study.questionnaire(open_.questionnaire_id)) is not None and is_exit(exit_.id):
-        writes += end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
-                              reason=EndReason.STUDY_EXTENDED).writes
+        writes += instance.end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
+                                       reason=EndReason.STUDY_EXTENDED).writes
     return writes
 
 
@@ -224,7 +205,7 @@ def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]
     return [entry.spec().fire_at(day, zone) for entry in state.active_schedules() if entry.habit_time]
 
 
-def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:
+def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> turn_writes.InstancesPlanned:
     """Queue the plans that have a time; record the others as not sent."""
     entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
                                           local_date=plan.local_date))
@@ -233,14 +214,14 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
     queue = state.questionnaires.queue
     queue.extend(queued.values())
     queue.sort(key=lambda entry: entry.due_at)
-    return InstancesPlanned([PlannedInstance(
+    return turn_writes.InstancesPlanned([turn_writes.PlannedInstance(
         Scheduled(state.participant.id, plan.questionnaire_id, plan.occasion, plan.schedule_kind,
                   plan.due_at or (plan.window[0] if plan.window else now), protocol_hash=study.hash or None,
                   study_day=plan.study_day, local_date=plan.local_date, window=plan.window),
         queued.get(id(plan)), plan.due_at is None, plan.reason) for plan in planned], queue, now)
 
 
-def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """A new time zone: each planned study-day instance moves to its day and time on the new clock (or is not sent)."""
     zone = zone_or_utc(state.timezone)
     moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
@@ -265,7 +246,7 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrit
     state.questionnaires.queue[:] = sorted((e for e in state.questionnaires.queue if e.instance_id not in gone),
                                            key=lambda e: e.due_at)
     if state.questionnaire is None:
-        arm_next(state, now, reason="time zone changed")
-    return [*(InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
-            *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
+        instance.arm_next(state, now, reason="time zone changed")
+    return [*(turn_writes.InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
+            *(turn_writes.InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
               for instance_id in dropped)]

@@ -78,7 +78,8 @@ class _Reader(ItemReader):
             self.add(f"{where}.send is missing: add {EXAMPLE_SEND}.")
         send = self.send(send_table, f"{where}.send") if send_table is not None else None
         open_for = self.duration(raw, "open_for", where, "3h", OPEN_FOR_RANGE)
-        if open_for is not None and send is not None and _repeats(send) and open_for > DAILY_OPEN_FOR_LIMIT:
+        repeats = send is not None and send.event is None and (send.study_days is None or len(send.study_days) > 1)
+        if open_for is not None and repeats and open_for > DAILY_OPEN_FOR_LIMIT:
             self.add(f"{where}.open_for is longer than 12h for a questionnaire sent on more than one day: use at most "
                      '"12h", so each day\'s closes before the next one is sent.')
         reminders = check.whole(raw, "reminders", where, low=0, high=MAX_REMINDERS, example=1)
@@ -166,10 +167,6 @@ class _Reader(ItemReader):
                      f"({self.quiet.describe()}): choose a window outside them.")
             return None
         return start, end
-
-
-def _repeats(send: SendAt) -> bool:
-    return send.event is None and (send.study_days is None or len(send.study_days) > 1)
 
 
 def parse_questionnaires(check: Check, data: TomlTable, quiet: QuietHours | None,

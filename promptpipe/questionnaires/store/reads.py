@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, case, func, select
+from sqlalchemy import ColumnElement, Select, case, func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.questionnaires.rules.definition import InstanceStatus
@@ -191,13 +191,8 @@ _ANSWER_COLUMNS = tuple(spec.name for spec in fields(AnswerRow))
 def instance_page(session: Session, participant_id: str, *, limit: int, offset: int
                   ) -> tuple[int, list[InstanceRow]]:
     """How many instances the participant has, and a page of them, newest first but the planned ones last."""
-    mine = _INSTANCE.c.participant_id == participant_id
-    total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
     planned_last = case((_INSTANCE.c.status == InstanceStatus.SCHEDULED, 1), else_=0)
-    query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
-             .order_by(planned_last, _INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
-             .limit(limit).offset(offset))
-    return int(total), instances_with_answers(session, query)
+    return _page(session, _INSTANCE.c.participant_id == participant_id, planned_last, limit, offset)
 
 
 _RESPONSES_ORDER = case(
@@ -211,11 +206,14 @@ _RESPONSES_ORDER = case(
 def responses_page(session: Session, questionnaire_id: str, *, limit: int | None, offset: int = 0
                    ) -> tuple[int, list[InstanceRow]]:
     """How many instances the questionnaire has, and a page of them (``limit`` None: all)."""
-    mine = _INSTANCE.c.questionnaire_id == questionnaire_id
+    return _page(session, _INSTANCE.c.questionnaire_id == questionnaire_id, _RESPONSES_ORDER, limit, offset)
+
+
+def _page(session: Session, mine: ColumnElement[bool], order: ColumnElement[int], limit: int | None,
+          offset: int) -> tuple[int, list[InstanceRow]]:
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
     query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
-             .order_by(_RESPONSES_ORDER, _INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
-             .limit(limit).offset(offset))
+             .order_by(order, _INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc()).limit(limit).offset(offset))
     return int(total), instances_with_answers(session, query)
 
 

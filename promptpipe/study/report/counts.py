@@ -27,8 +27,6 @@ Z95 = 1.96
 """A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n) about 95 times in 100."""
 
 
-# ---------------------------------------------------------------- what the report holds
-
 @dataclass(frozen=True)
 class ProtocolNamed:
     """The study file the report was made against (all None without one)."""
@@ -158,8 +156,6 @@ class ReportRows:
     self_report_days: Sequence[Any]
 
 
-# ---------------------------------------------------------------- counting
-
 def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: datetime) -> int:
     """The study day they are on now, or were on when they completed or withdrew (0 to their last day)."""
     end = now
@@ -206,8 +202,7 @@ def _range(p: float, half: float) -> list[float]:
 
 
 class _Drawn:
-    """What one arm's available decisions were drawn with, each with its own stored probability (so a protocol change
-    does not move the yardstick of earlier decisions)."""
+    """One arm's available draws, each at its own stored probability (a protocol change moves no earlier yardstick)."""
 
     def __init__(self, actions: tuple[str, ...]) -> None:
         self.actions = actions

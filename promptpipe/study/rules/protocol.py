@@ -191,8 +191,7 @@ class Study:
     ordinary_words: frozenset[str] = frozenset()
     """Words ordinary in this study ("quit"): a stop phrase with one gets a confirming question, not an opt-out."""
     outside_seed: bytes | Path | None = field(default=None, repr=False, compare=False)
-    """The seed outside the database, from the settings: the seed itself, or the directory the service keeps it in;
-    None: the database keeps it."""
+    """From the settings: the seed itself, or the directory the service keeps it in; None: the database keeps it."""
 
     @property
     def in_use(self) -> bool:

@@ -36,10 +36,8 @@ def allocate(session: Session, study: Study, participant_id: str, strata: Mappin
     requires every stratum field (else a missing one is ``?``); two enrollments at once fail one with DuplicateKey."""
     if not study.in_use:
         return None
-    if strict:
-        key = stratum_key(study.allocation, strata)
-    else:
-        key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
+    key = (stratum_key(study.allocation, strata) if strict
+           else "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields))
     last = session.connection().execute(
         select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == key)).scalar_one_or_none()
     sequence = int(last or 0) + 1

@@ -20,8 +20,7 @@ _INSERT_DECISION = Prepared(insert(_DECISION))
 
 @dataclass(frozen=True)
 class DecisionValues:
-    """A ``decision`` row to write (columns on :class:`~promptpipe.study.store.tables.Decision`): a plain value, as
-    the table's model cost more to build than the row to write."""
+    """A ``decision`` row to write (columns: tables.Decision), plain: its ORM model cost more to build than the row."""
 
     participant_id: str
     inbox_id: int

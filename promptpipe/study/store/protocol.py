@@ -110,10 +110,8 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
 def _situation(current: ProtocolVersion, study: Study) -> str:
     since = current.adopted_at.strftime("%Y-%m-%d %H:%M UTC")
     running = f"the study {current.name!r}" if current.hash else "no study file"
-    if not study.in_use:
-        found = "no PROMPTPIPE_STUDY_FILE is set"
-    else:
-        found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
+    found = (f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)" if study.in_use
+             else "no PROMPTPIPE_STUDY_FILE is set")
     return f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}"
 
 

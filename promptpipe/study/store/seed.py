@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -49,34 +48,26 @@ def study_seed(session: Session, now: datetime | None = None, outside: bytes | P
                 "where: set PROMPTPIPE_STUDY_SEED_FILE to the file that holds it, or remove seed_in_database = true "
                 "from the study file so that the service reads it from its state directory.")
         return bytes.fromhex(secret_value(session, _SEED, now))
-    return _checked(session, outside, fingerprint, now, _GIVEN)
+    return _checked(session, outside, fingerprint, now, "PROMPTPIPE_STUDY_SEED_FILE",
+                    "point it at the study's seed file")
 
 
-@dataclass(frozen=True)
-class _Source:
-    """Where a seed came from, for the lines that refuse it."""
-
-    name: str
-    fix: str
-
-
-_GIVEN = _Source("PROMPTPIPE_STUDY_SEED_FILE", "point it at the study's seed file")
-
-
-def _checked(session: Session, seed: bytes, fingerprint: str | None, now: datetime | None, source: _Source) -> bytes:
-    """``seed`` if it is the study's (fingerprint stored if none was); a clear copy in the database is then removed."""
+def _checked(session: Session, seed: bytes, fingerprint: str | None, now: datetime | None, source: str,
+             fix: str) -> bytes:
+    """``seed`` if it is the study's (fingerprint stored if none was); a clear copy in the database is then removed.
+    ``source``: where the seed came from, ``fix``: what to do, for the lines that refuse it."""
     clear = stored_secret(session, _SEED)
     if clear is not None and bytes.fromhex(clear) != seed:
         raise SeedMismatch(
-            f"{source.name} holds another seed than the one this database has been using; switching would change "
+            f"{source} holds another seed than the one this database has been using; switching would change "
             "the allocation sequence and the draws midway. Use the database's seed or a new database.")
     wanted = seed_fingerprint(seed)
     if fingerprint is None:
         fingerprint = insert_once(session, _SEED_FINGERPRINT, wanted, now)
     if fingerprint != wanted:
         raise SeedMismatch(
-            f"{source.name} is not the seed this study runs with (its fingerprint starts {wanted[:12]}, the "
-            f"study's {fingerprint[:12]}): {source.fix}.")
+            f"{source} is not the seed this study runs with (its fingerprint starts {wanted[:12]}, the "
+            f"study's {fingerprint[:12]}): {fix}.")
     if clear is not None:
         session.connection().execute(delete(_SECRET).where(_SECRET.c.name == _SEED))
     return seed
@@ -98,7 +89,7 @@ def _seed_in(session: Session, directory: Path, now: datetime | None) -> bytes:
         log.warning("study_seed_moved_out_of_database", path=str(path.absolute()),
                     why="the database keeps only its fingerprint now: back this file up apart from the database; "
                         "without it the study cannot go on")
-        return _checked(session, seed, None, now, _Source(str(path.absolute()), "restore it from its backup"))
+        return _checked(session, seed, None, now, str(path.absolute()), "restore it from its backup")
     seed = new_seed()
     path = _keep(directory, seed)
     stored = insert_once(session, _SEED_FINGERPRINT, seed_fingerprint(seed), now)
@@ -119,7 +110,7 @@ def _read_kept(session: Session, directory: Path, fingerprint: str, now: datetim
             "exist and neither PROMPTPIPE_STUDY_SEED_FILE nor PROMPTPIPE_STUDY_SEED gives it. Restore the file from "
             "its backup (or point PROMPTPIPE_STUDY_SEED_FILE at it); a new seed would change the allocation sequence "
             "and the draws midway, so none is made.")
-    return _checked(session, seed, fingerprint, now, _Source(str(path), "restore the file from its backup"))
+    return _checked(session, seed, fingerprint, now, str(path), "restore the file from its backup")
 
 
 def _read_seed_file(path: Path) -> bytes | None:

@@ -45,20 +45,16 @@ class DayCounts:
     done: int
 
 
-def _receipt_level() -> Any:
-    """One index seek per prompt message: NULL without a receipt, 0 delivered only, 1 read (or played)."""
-    return (select(func.max(case((_R.c.kind != "delivered", 1), else_=0)))
-            .where(_R.c.wa_message_id == _M.c.wa_message_id).scalar_subquery())
-
-
 def prompt_counts(session: Session, *, first_day: str | None = None, last_day: str | None = None,
                   sent_since: datetime | None = None, by_day: bool = True) -> list[DayCounts]:
     """Daily prompts per participant-local day (or all together) and arm: sent, delivered, read, answered, done."""
     def total(condition: Any) -> Any:
         return func.sum(case((condition, 1), else_=0))
 
-    rows = (select(_D.c.local_date, _D.c.participant_id, _D.c.vote, _D.c.replied_at,
-                   _receipt_level().label("receipt"))
+    # one index seek per prompt message: NULL without a receipt, 0 delivered only, 1 read (or played)
+    receipt = (select(func.max(case((_R.c.kind != "delivered", 1), else_=0)))
+               .where(_R.c.wa_message_id == _M.c.wa_message_id).scalar_subquery())
+    rows = (select(_D.c.local_date, _D.c.participant_id, _D.c.vote, _D.c.replied_at, receipt.label("receipt"))
             .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id)))
     if first_day is not None:
         rows = rows.where(_D.c.local_date >= first_day)
