@@ -14,15 +14,7 @@ from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
-from promptpipe.flow import intensity, lifecycle
-from promptpipe.flow.decisions import (
-    DecisionPoint,
-    after_outcome_question,
-    decide,
-    fixed_prompt,
-    prompt_hash,
-    too_late_to_send,
-)
+from promptpipe.flow import decisions, intensity, lifecycle
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
@@ -53,7 +45,7 @@ async def prepare_daily_prompt(
 ) -> list[Outgoing]:
     """What to send for one daily prompt in ``style``; back to intake when the profile cannot carry it."""
     if style == FIXED_STYLE:
-        text = fixed_prompt(deps.config, state, day)
+        text = decisions.fixed_prompt(deps.config, state, day)
     else:
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
@@ -91,19 +83,19 @@ def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int
     return writes
 
 
-async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, *, inbox_id: int, policy: NudgePolicy,
-                        local_day: date, now: datetime) -> tuple[list[Outgoing], NotSent | None]:
+async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: decisions.DecisionPoint, *, inbox_id: int,
+                        policy: NudgePolicy, local_day: date, now: datetime) -> tuple[list[Outgoing], NotSent | None]:
     """What the decision point sends, or why a drawn prompt does not go out (too late: until then it is retried)."""
     study = deps.config.study
     if not point.sends or point.style is None:
         return [], None
-    if after_outcome_question(study, state.timezone, local_day, point.row.scheduled_for, now):
+    if decisions.after_outcome_question(study, state.timezone, local_day, point.row.scheduled_for, now):
         return [], NotSent.AFTER_OUTCOME_QUESTION
     try:
         return await prepare_daily_prompt(deps, state, inbox_id=inbox_id, now=now, policy=policy, local_day=local_day,
                                           style=point.style, day=point.row.study_day), None
     except LLMUnavailable:
-        if not too_late_to_send(study.quiet_hours, state.timezone, local_day, now):
+        if not decisions.too_late_to_send(study.quiet_hours, state.timezone, local_day, now):
             raise
         return [], NotSent.MODEL_OUTAGE
 
@@ -130,15 +122,15 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     if config.study.in_use:
         lifecycle.end_if_overdue(state, config.study, now)
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
-    point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
-                   seed=context.study_seed)
+    point = decisions.decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day,
+                             now=now, seed=context.study_seed)
     outgoing, not_sent = await _drawn_prompt(deps, state, point, inbox_id=item.id, policy=policy,
                                              local_day=local_day, now=now)
     sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
+    prompt_hash = decisions.prompt_hash(deps.prompts.prompt_generator) if personalised else None
     decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,
-                            system_prompt_hash=prompt_hash(deps.prompts.prompt_generator) if personalised else None,
-                            not_sent_reason=not_sent)
+                            system_prompt_hash=prompt_hash, not_sent_reason=not_sent)
     outcome = Outcome(outgoing, writes=delivery_writes(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
                                                        schedule_id=event.schedule_id, decision=decision))
     if sent and state.questionnaire is not None:  # it came in the middle of a questionnaire: back to it

@@ -29,28 +29,9 @@ from promptpipe.flow.team_changes import team_change_outcome
 from promptpipe.flow.timers import apply_stage_effects, timer_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext, Typing
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.events import (
-    AlarmSyncRequested,
-    DailyPromptDue,
-    Enrolled,
-    MessageReceived,
-    PollVoteReceived,
-    PromptNowDue,
-    QuestionnaireDue,
-    ReactionReceived,
-    ResearcherMessageQueued,
-    StudyEndDue,
-    TeamChange,
-    said_at,
-)
+from promptpipe.pipeline import events
 from promptpipe.pipeline.turn_writes import apply_writes
-from promptpipe.questionnaires.conversation.answer import (
-    answer_outcome,
-    ask_again_after,
-    late_tap_outcome,
-    late_typed_outcome,
-    option_reader,
-)
+from promptpipe.questionnaires.conversation import answer
 from promptpipe.questionnaires.conversation.instance import answering
 from promptpipe.questionnaires.conversation.queue import questionnaire_due_outcome, tend
 from promptpipe.storage.conversations import save_turn_state
@@ -121,39 +102,39 @@ class ConversationFlow:
                                log=("simulated_input_set_aside", {"inputs": len(simulated)}))
         state, now, study = context.state, self.deps.clock.now(), self.deps.config.study
         match event := context.events[0]:
-            case AlarmSyncRequested():  # an admin change: the alarms follow our tables again
+            case events.AlarmSyncRequested():  # an admin change: the alarms follow our tables again
                 return replace(commands.kept_outcome(batch, status=state.status), resync_alarms=True)
-            case TeamChange():
+            case events.TeamChange():
                 return team_change_outcome(self.deps, context, batch[0], event)
-            case ResearcherMessageQueued():  # consent decides, not the status alone
+            case events.ResearcherMessageQueued():  # consent decides, not the status alone
                 return researcher_message_outcome(state, batch[0], event, study.quiet_hours, now)
-            case PollVoteReceived():
-                answered = answer_outcome(study, context, batch, now) if answering(state) else None
-                return (answered or late_tap_outcome(study, context, batch, now)
+            case events.PollVoteReceived():
+                answered = answer.answer_outcome(study, context, batch, now) if answering(state) else None
+                return (answered or answer.late_tap_outcome(study, context, batch, now)
                         or votes.votes_outcome(context, batch, votes.taps(context, batch), now))
-            case ReactionReceived():
+            case events.ReactionReceived():
                 return await reaction_outcome(self.deps, context, batch[0], event, now)
-            case MessageReceived() if (handled := self._message_outcome(context, batch, now)) is not None:
+            case events.MessageReceived() if (handled := self._message_outcome(context, batch, now)) is not None:
                 return handled
             # the study's clock runs on while paused: a decision point is recorded, the study ends
-            case StudyEndDue() if state.status == Status.PAUSED:
+            case events.StudyEndDue() if state.status == Status.PAUSED:
                 return await timer_outcome(self.deps, context, batch[0], event)
-            case DailyPromptDue(manual=False) if state.status == Status.PAUSED and event.schedule_id is not None:
+            case events.DailyPromptDue(manual=False) if state.status == Status.PAUSED and event.schedule_id is not None:
                 return await daily_prompt_outcome(self.deps, context, batch[0], event)
-            case QuestionnaireDue() if state.status != Status.ACTIVE:  # coded not sent, or an exit one
+            case events.QuestionnaireDue() if state.status != Status.ACTIVE:  # coded not sent, or an exit one
                 return questionnaire_due_outcome(study, context, batch[0], event, now)
             case _ if state.status != Status.ACTIVE:
-                return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
+                return commands.inactive_outcome(state, batch, message=isinstance(event, events.MessageReceived),
                                                  screened=was_screened(context.events),
                                                  reminder_key=commands.restart_reminder_key(state, now))
-            case DailyPromptDue():
+            case events.DailyPromptDue():
                 return await daily_prompt_outcome(self.deps, context, batch[0], event)
-            case PromptNowDue():  # held for quiet hours; held again if they are still on
+            case events.PromptNowDue():  # held for quiet hours; held again if they are still on
                 end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
-                held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None,
-                                      model_free=event.model_free)
+                held = events.DailyPromptDue(manual=True, not_before=end.isoformat() if end else None,
+                                             model_free=event.model_free)
                 return await daily_prompt_outcome(self.deps, context, batch[0], held)
-            case MessageReceived() | Enrolled():
+            case events.MessageReceived() | events.Enrolled():
                 return await self._conversation_outcome(context, batch, event)
             case _:
                 return await timer_outcome(self.deps, context, batch[0], event)
@@ -161,17 +142,18 @@ class ConversationFlow:
     def _message_outcome(self, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
         """What a batch of messages comes to before the model (None: the model answers)."""
         state, study = context.state, self.deps.config.study
-        said = [said_at(e) for e in context.events]
+        said = [events.said_at(e) for e in context.events]
         state.said_at = max((at for at in said if at is not None), default=None)
         screened = screen_outcome(self.deps.config.safety, context, batch)
         if screened is not None:
             return screened
-        plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said,
-                                      commands.CommandContext(now, study.ordinary_words, option_reader(study, state)))
+        plan = commands.plan_commands(
+            state, [context.texts.get(item.id, "") for item in batch], said,
+            commands.CommandContext(now, study.ordinary_words, answer.option_reader(study, state)))
         if plan is not None:
             return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
-        answered = (answer_outcome(study, context, batch, now) if answering(state) else None) \
-            or late_typed_outcome(study, context, batch, now)
+        answered = (answer.answer_outcome(study, context, batch, now) if answering(state) else None) \
+            or answer.late_typed_outcome(study, context, batch, now)
         if answered is not None:
             return answered
         answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []
@@ -180,12 +162,12 @@ class ConversationFlow:
         return lifecycle.escape_outcome(context, batch)
 
     async def _conversation_outcome(self, context: TurnContext, batch: list[InboxRow],
-                                    event: MessageReceived | Enrolled) -> Outcome:
+                                    event: events.MessageReceived | events.Enrolled) -> Outcome:
         state = context.state
         outcome = await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
-        if state.questionnaire is not None and isinstance(event, MessageReceived) and not (
+        if state.questionnaire is not None and isinstance(event, events.MessageReceived) and not (
                 state.flags or was_screened(context.events)):  # after distress the item waits for its reminder
-            ask_again_after(outcome, state, self.deps.config.study, batch[-1])  # after the coach
+            answer.ask_again_after(outcome, state, self.deps.config.study, batch[-1])  # after the coach
         return outcome
 
     async def commit(self, participant_id: str, batch: list[InboxRow], context: TurnContext, outcome: Outcome) -> bool:

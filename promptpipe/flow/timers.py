@@ -14,32 +14,10 @@ from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import Stage
 from promptpipe.domain.timers import FEEDBACK_TIMERS, INTAKE_TIMERS, SENDS_MESSAGE, NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
-from promptpipe.domain.transitions import (
-    ARM_CHECK_IN,
-    ARM_INTAKE_REMINDER,
-    CANCEL_AUTO_FEEDBACK,
-    CANCEL_FEEDBACK_TIMERS,
-    CANCEL_INTAKE_REMINDER,
-    CANCEL_INTAKE_TIMERS,
-    MOVE_TO,
-    stage_effects,
-)
 from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
-from promptpipe.pipeline.events import (
-    AutoFeedbackDue,
-    CheckInDue,
-    DelayedTransitionDue,
-    FollowUpDue,
-    IntakeInactiveDue,
-    IntakeReminderDue,
-    QuestionnaireDue,
-    ReminderDue,
-    SelfReportDue,
-    StudyEndDue,
-    TimerEvent,
-)
+from promptpipe.pipeline import events
 from promptpipe.pipeline.turn_writes import ReminderSent, TurnWrite
 from promptpipe.questionnaires.conversation.queue import questionnaire_due_outcome
 from promptpipe.storage.inbox_rows import InboxRow
@@ -65,17 +43,17 @@ def arm_after_prompt(state: TurnState, policy: NudgePolicy, now: datetime, promp
 
 def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
     """Carry out the timer effects the turn's change of stage declares (see domain.transitions)."""
-    effects = stage_effects(state)
-    if CANCEL_AUTO_FEEDBACK in effects and state.timer_pending_after_commit(TimerKind.AUTO_FEEDBACK):
+    effects = transitions.stage_effects(state)
+    if transitions.CANCEL_AUTO_FEEDBACK in effects and state.timer_pending_after_commit(TimerKind.AUTO_FEEDBACK):
         state.cancel_timers(TimerKind.AUTO_FEEDBACK, reason="already in FEEDBACK")
-    if ARM_CHECK_IN in effects and policy.feedback_initial_timeout.total_seconds() > 0:
+    if transitions.ARM_CHECK_IN in effects and policy.feedback_initial_timeout.total_seconds() > 0:
         state.arm_timer(TimerKind.FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
-    if CANCEL_FEEDBACK_TIMERS in effects:
+    if transitions.CANCEL_FEEDBACK_TIMERS in effects:
         state.cancel_timers(*filter(state.timer_pending_after_commit, FEEDBACK_TIMERS), reason="back in INTAKE")
-    cancel = INTAKE_TIMERS if CANCEL_INTAKE_TIMERS in effects else (
-        (TimerKind.INTAKE_REMINDER,) if CANCEL_INTAKE_REMINDER in effects else ())
+    cancel = INTAKE_TIMERS if transitions.CANCEL_INTAKE_TIMERS in effects else (
+        (TimerKind.INTAKE_REMINDER,) if transitions.CANCEL_INTAKE_REMINDER in effects else ())
     state.cancel_timers(*filter(state.timer_pending_after_commit, cancel), reason=f"now in {state.sub_state}")
-    if ARM_INTAKE_REMINDER in effects:
+    if transitions.ARM_INTAKE_REMINDER in effects:
         state.profile.record.intake_reminders = 0
         lifecycle.arm_intake_reminder(state, policy, now)
 
@@ -85,13 +63,13 @@ def lateness(due_at: str | None, now: datetime) -> float | None:
     return None if not due_at else round((now - datetime.fromisoformat(due_at)).total_seconds(), 3)
 
 
-async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent) -> Outcome:
+async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: events.TimerEvent) -> Outcome:
     """What a timer does when it fires; one that would send inside quiet hours (fired late, say) waits for their end."""
     state, now = context.state, deps.clock.now()
     policy = deps.config.policy_for(state)
-    if isinstance(event, StudyEndDue):
+    if isinstance(event, events.StudyEndDue):
         return lifecycle.study_end_outcome(deps, context, item, event.last_day)
-    if isinstance(event, QuestionnaireDue):
+    if isinstance(event, events.QuestionnaireDue):
         return questionnaire_due_outcome(deps.config.study, context, item, event, now)
     quiet = deps.config.study.quiet_hours
     if event.kind in SENDS_MESSAGE and in_quiet_hours(quiet, now, zone_or_utc(state.timezone)):
@@ -104,36 +82,36 @@ async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, ev
         "kind": event.kind, "outcome": note or "nothing to do", "late_s": lateness(event.due_at, now)}))
 
 
-async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent, policy: NudgePolicy,
+async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: events.TimerEvent, policy: NudgePolicy,
                  now: datetime) -> tuple[list[Outgoing], list[TurnWrite], str | None]:
     state = context.state
-    if isinstance(event, SelfReportDue):  # armed before the self-report ran as a questionnaire
+    if isinstance(event, events.SelfReportDue):  # armed before the self-report ran as a questionnaire
         return [], [], "the self-report is planned as a questionnaire now"
-    if isinstance(event, ReminderDue):
+    if isinstance(event, events.ReminderDue):
         # the reminder goes on the record of the prompt it follows
         writes: list[TurnWrite] = [] if event.prompt_inbox_id is None else [ReminderSent(event.prompt_inbox_id, now)]
         return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], writes, "reminder sent"
-    if isinstance(event, CheckInDue | FollowUpDue):
+    if isinstance(event, events.CheckInDue | events.FollowUpDue):
         if state.sub_state != Stage.FEEDBACK:
             return [], [], None
-        cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
+        cue = CHECK_IN_CUE if isinstance(event, events.CheckInDue) else FOLLOW_UP_CUE
         result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
-        if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
+        if isinstance(event, events.CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
             state.arm_timer(TimerKind.FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay,
                             reason="check-in unanswered")
         return [Outgoing(keys.check_in(item.id), result.text, MessageKind.CHECK_IN)], [], f"{event.kind} sent"
-    if isinstance(event, IntakeInactiveDue):
+    if isinstance(event, events.IntakeInactiveDue):
         return [], [], lifecycle.intake_inactive_outcome(state, policy, now)
-    if isinstance(event, IntakeReminderDue):
+    if isinstance(event, events.IntakeReminderDue):
         outgoing, note = lifecycle.intake_reminder_outcome(state, policy, item, now)
         return outgoing, [], note
-    if isinstance(event, AutoFeedbackDue):
+    if isinstance(event, events.AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = transitions.apply(state, MOVE_TO[Stage.FEEDBACK], actor=Actor.TIMER,
+        moved = transitions.apply(state, transitions.MOVE_TO[Stage.FEEDBACK], actor=Actor.TIMER,
                                   reason=f"no reply {minutes} min after the daily prompt")
         return [], [], "moved to FEEDBACK" if moved else None
-    if isinstance(event, DelayedTransitionDue) and event.target in (Stage.INTAKE, Stage.FEEDBACK):
-        moved = transitions.apply(state, MOVE_TO[event.target], actor=Actor.TIMER,
+    if isinstance(event, events.DelayedTransitionDue) and event.target in (Stage.INTAKE, Stage.FEEDBACK):
+        moved = transitions.apply(state, transitions.MOVE_TO[event.target], actor=Actor.TIMER,
                                   reason=f"delayed: {event.reason or 'delayed transition'}")
         return [], [], f"moved to {event.target}" if moved else None
     return [], [], None

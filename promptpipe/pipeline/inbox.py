@@ -24,20 +24,11 @@ from promptpipe.logging import get_logger, mask_phone
 from promptpipe.pipeline.batches import FirstLook
 from promptpipe.pipeline.events import InboxKind, MessageReceived, PollVoteReceived, ReactionReceived, as_input
 from promptpipe.pipeline.spool import Spool
+from promptpipe.storage import participants
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
 from promptpipe.storage.inbox_rows import WA_ID, InboxRow, add_input, as_written
 from promptpipe.storage.models import Message, table_of
-from promptpipe.storage.participants import (
-    NewParticipant,
-    SenderRef,
-    create_participant,
-    phone_for_lid,
-    remember_lid,
-    sender_by_lid,
-    sender_by_phone,
-    set_participant_lid,
-)
 from promptpipe.storage.schedules import cancel_timers
 from promptpipe.storage.transcript import add_inbound_message
 from promptpipe.study.rules.protocol import OPEN_STUDY, Study
@@ -164,28 +155,29 @@ class Inbox:
             looked = self._first_look(session, participant.id, now, alone)
         return participant.id, inbox_id, kind, enrolled, cancelled, looked
 
-    def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
+    def _resolve_sender(self, session: Session, msg: InboundMessage,
+                        now: datetime) -> tuple[participants.SenderRef, bool] | None:
         phone = from_whatsapp(msg.sender_phone)
         if phone is None and msg.sender_lid:
-            phone = phone_for_lid(session, msg.sender_lid)
+            phone = participants.phone_for_lid(session, msg.sender_lid)
         if phone is not None and msg.sender_lid:
-            remember_lid(session, msg.sender_lid, phone, now)
-        sender = sender_by_phone(session, phone) if phone else None
+            participants.remember_lid(session, msg.sender_lid, phone, now)
+        sender = participants.sender_by_phone(session, phone) if phone else None
         if sender is None and msg.sender_lid:
-            sender = sender_by_lid(session, msg.sender_lid)
+            sender = participants.sender_by_lid(session, msg.sender_lid)
         enrolled = False
         if sender is None:
             if not self.config.auto_enroll or phone is None:
                 return None
-            created = create_participant(session, NewParticipant(
+            created = participants.create_participant(session, participants.NewParticipant(
                 phone=phone, name=msg.sender_name, timezone=self.config.default_timezone, background="",
                 reason="auto-enrolled on first message", source=ConsentSource.SERVER, study=self.config.study,
                 numbers=self.config.numbers, number=msg.number if msg.number in self.config.numbers.numbers else None,
             ), now)
-            sender, enrolled = SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
-                                         newest_prompt_unanswered=False), True
+            sender, enrolled = participants.SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
+                                                      newest_prompt_unanswered=False), True
         if msg.sender_lid and sender.lid != msg.sender_lid:
-            set_participant_lid(session, sender.id, msg.sender_lid, now)
+            participants.set_participant_lid(session, sender.id, msg.sender_lid, now)
         return sender, enrolled
 
 

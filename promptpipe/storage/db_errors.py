@@ -28,16 +28,15 @@ def storage_error(exc: SQLAlchemyError) -> StorageError:
     """Our error for a database error: the driver's first line only (later ones can quote a participant's text, as
     PostgreSQL's "Failing row contains (…)"), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
     message = f"database error: {mask_credentials(first_line(exc))}"
-    if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
-        return DuplicateKey(message, constraint=_constraint_name(exc.orig))
+    if isinstance(exc, IntegrityError) and (constraint := _unique_violation(exc.orig)) is not None:
+        return DuplicateKey(message, constraint=constraint)
     return StorageError(message)
 
 
-def _is_unique_violation(orig: BaseException | None) -> bool:
-    return getattr(orig, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(orig)  # psycopg, sqlite3
-
-
-def _constraint_name(orig: BaseException | None) -> str:
+def _unique_violation(orig: BaseException | None) -> str | None:
+    """The constraint a unique-key violation broke ("": unnamed); None: another error."""
+    if getattr(orig, "sqlstate", None) != "23505" and "UNIQUE constraint failed" not in str(orig):  # psycopg, sqlite3
+        return None
     name = getattr(getattr(orig, "diag", None), "constraint_name", None)
     if name:
         return str(name)

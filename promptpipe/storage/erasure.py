@@ -124,8 +124,7 @@ def erase_identity(session: Session, person: Participant, now: datetime, by: str
     if person.opted_out:  # the person behind the number said STOP: that outlives the erasure
         suppress(session, person.phone, since=person.own_consent_at or person.updated_at, now=now)
     session.execute(delete(LidMapping).where(or_(
-        _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
-    )
+        _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or ""))))
     session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
         phone=tombstone_phone(person.id), name="", background="", lid=None, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))

@@ -1,9 +1,8 @@
-"""Decision points an outage cost: a daily prompt alarm that came too late (the service was down past MISFIRE_GRACE)
-still gets its ``decision`` row, unavailable (``missed_service_down``), so the analysis can tell a day the service was
-down from a day with no decision point. The row is drawn as the normal path draws the same point (same key, the study's
-seed), never acted on, so an auditor holding the seed checks it like any other; its probability comes from the protocol
-in force at its scheduled time, not the file the service came back with. A day after the participant's last study day
-is not a decision point."""
+"""Decision points an outage cost: a daily prompt alarm too late (the service down past MISFIRE_GRACE) still gets its
+``decision`` row, unavailable (``missed_service_down``), so the analysis tells a day the service was down from one with
+no decision point. It is drawn as the normal path draws the point (same key, the study's seed), never acted on, so an
+auditor holding the seed checks it like any other; its probability comes from the protocol in force at its scheduled
+time, not the file the service came back with. A day after the participant's last study day is no decision point."""
 
 from __future__ import annotations
 
