@@ -15,21 +15,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import jinja2
 
 from promptpipe.domain.messages import MessageKind
+from promptpipe.evaluation import records
 from promptpipe.evaluation.gates import GateResult
-from promptpipe.evaluation.records import (
-    CheckResult,
-    Comparison,
-    ComparisonRow,
-    Conversation,
-    Interval,
-    RunResult,
-    Said,
-    Score,
-    Source,
-    Summary,
-    TokenCount,
-    Verdict,
-)
+from promptpipe.evaluation.records import ComparisonRow, Conversation, RunResult, Score, Source, Summary, Verdict
 from promptpipe.evaluation.repeats import CriterionSpread, spreads
 
 __all__ = ["REPORT_FILE", "worst_first", "write_report"]
@@ -71,7 +59,7 @@ class Chart:
 
 @dataclass(frozen=True)
 class Message:
-    said: Said
+    said: records.Said
     local_time: str
     kind_label: str
 
@@ -79,7 +67,7 @@ class Message:
 @dataclass(frozen=True)
 class ConversationPart:
     conversation: Conversation
-    failed: tuple[CheckResult, ...]
+    failed: tuple[records.CheckResult, ...]
     scores: tuple[Score, ...]
     mean_score: float | None
     messages: tuple[Message, ...]
@@ -105,7 +93,7 @@ def _mean_score(scores: Sequence[Score], conversation_id: str) -> float | None:
     return mean(given) if given else None
 
 
-def write_report(run: RunResult, summary: Summary, directory: Path, *, comparison: Comparison | None = None,
+def write_report(run: RunResult, summary: Summary, directory: Path, *, comparison: records.Comparison | None = None,
                  baseline: RunResult | None = None, criteria: Sequence[tuple[str, str, str]] = (),
                  check_meanings: Mapping[str, str] | None = None, breaches: Sequence[str] | None = None,
                  gate: GateResult | None = None) -> Path:
@@ -132,8 +120,8 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
     return path
 
 
-def _tokens(run: RunResult) -> dict[str, TokenCount]:
-    coach, players = TokenCount(), TokenCount()
+def _tokens(run: RunResult) -> dict[str, records.TokenCount]:
+    coach, players = records.TokenCount(), records.TokenCount()
     for conversation in run.conversations:
         coach, players = coach + conversation.tokens, players + conversation.player_tokens
     return {"coach": coach, "participants": players, "judges": run.judge_tokens,
@@ -156,7 +144,7 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.0f} %"
 
 
-def _interval_text(interval: Interval, show: Callable[[float], str]) -> str:
+def _interval_text(interval: records.Interval, show: Callable[[float], str]) -> str:
     """E.g. "87 % (80 % to 92 %)"."""
     if interval.value is None:
         return "no data"

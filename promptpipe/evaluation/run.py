@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.evaluation import records
 from promptpipe.evaluation.calibration import Labelled
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.checks import run_checks
@@ -19,16 +20,7 @@ from promptpipe.evaluation.conversations import RunPlan, run_case, run_persona
 from promptpipe.evaluation.finding_checks import finding_checks
 from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona
-from promptpipe.evaluation.records import (
-    CheckResult,
-    Conversation,
-    Finding,
-    RunResult,
-    Score,
-    Source,
-    TokenCount,
-    Verdict,
-)
+from promptpipe.evaluation.records import CheckResult, Conversation, Finding, RunResult, Score, TokenCount, Verdict
 from promptpipe.evaluation.repeats import pass_seed, repeat_id, repeat_seed
 from promptpipe.logging import get_logger
 
@@ -125,7 +117,7 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
 
 def for_judging(conversation: Conversation) -> Conversation:
     """A hard case from its first scripted message on (its set-up is not the coach's work); a persona whole."""
-    if conversation.source is Source.CASE and conversation.case_from:
+    if conversation.source is records.Source.CASE and conversation.case_from:
         return dataclasses.replace(conversation, messages=conversation.messages[conversation.case_from:], case_from=0)
     return conversation
 

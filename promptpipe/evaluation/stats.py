@@ -8,18 +8,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from statistics import fmean, stdev
 
+from promptpipe.evaluation import records
 from promptpipe.evaluation.judge import CRITERIA
-from promptpipe.evaluation.records import (
-    Agreement,
-    CheckRate,
-    Comparison,
-    ComparisonRow,
-    CriterionMean,
-    Interval,
-    RunResult,
-    Summary,
-    Verdict,
-)
+from promptpipe.evaluation.records import Agreement, CheckRate, CriterionMean, Interval, RunResult, Summary, Verdict
 from promptpipe.evaluation.repeats import overall, subject_ids
 from promptpipe.evaluation.trust import agreement, bootstrap, calibration_summary, judge_health
 
@@ -208,7 +199,7 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> Interval:
     return Interval(difference, difference - half, difference + half, len(a) + len(b))
 
 
-def compare(a: RunResult, b: RunResult) -> Comparison:
+def compare(a: RunResult, b: RunResult) -> records.Comparison:
     """Each check's pass rate and criterion's mean in A and B, and B − A: paired by persona or case (bootstrap) when
     both runs have the same ones, else Newcombe for rates, Welch for means."""
     same = {c.subject for c in a.conversations} == {c.subject for c in b.conversations} and bool(a.conversations)
@@ -216,12 +207,12 @@ def compare(a: RunResult, b: RunResult) -> Comparison:
     for check in _ordered([result.check for result in a.checks] + [result.check for result in b.checks]):
         rate_a, rate_b = _check_rate(a, check).rate, _check_rate(b, check).rate
         paired = _paired(_pass_values(a, check), _pass_values(b, check), f"check:{check}") if same else None
-        rows.append(ComparisonRow("check", check, rate_a, rate_b, paired or _newcombe(rate_a, rate_b)))
+        rows.append(records.ComparisonRow("check", check, rate_a, rate_b, paired or _newcombe(rate_a, rate_b)))
     names = _ordered(_criterion_names(a) + _criterion_names(b), [criterion.name for criterion in CRITERIA])
     for criterion in names:
         values_a, values_b = _per_subject(a, criterion), _per_subject(b, criterion)
         paired = _paired(values_a, values_b, f"criterion:{criterion}") if same else None
-        rows.append(ComparisonRow("criterion", criterion, mean_interval(list(values_a.values())),
-                                  mean_interval(list(values_b.values())),
-                                  paired or _welch(list(values_a.values()), list(values_b.values()))))
-    return Comparison(a.label, b.label, tuple(rows))
+        rows.append(records.ComparisonRow("criterion", criterion, mean_interval(list(values_a.values())),
+                                          mean_interval(list(values_b.values())),
+                                          paired or _welch(list(values_a.values()), list(values_b.values()))))
+    return records.Comparison(a.label, b.label, tuple(rows))

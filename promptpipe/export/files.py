@@ -23,22 +23,12 @@ from tqdm import tqdm
 
 from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import AdminError
-from promptpipe.export import codebook
+from promptpipe.export import codebook, study_part
 from promptpipe.export.cells import Row
 from promptpipe.export.items import ITEM_COLUMNS, ITEMS_CSV, items_csv, multiple_choice_items
 from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import IDENTIFIER_TABLE, IDENTIFIERS, TABLES, _Table, participants_table
-from promptpipe.export.study_part import (
-    STUDY_JSON,
-    decision_batches,
-    is_study_json,
-    protocol_files,
-    read_protocol,
-    stratum_fields,
-    study_document,
-    study_json_text,
-)
 from promptpipe.export.temps import remove_stale_temps, temp_name
 from promptpipe.export.write import WorkerJob, _format, _Plan, _Read, _reads, _Writer
 from promptpipe.storage.db import Database
@@ -54,7 +44,7 @@ RECEIPT_WINDOW = timedelta(hours=12)
 PROGRESS_THRESHOLD = 5_000
 WORKER_ROWS = 20_000
 """A file this large is written by a process of its own (:mod:`.worker`): starting one costs a second of imports."""
-COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD, ITEMS_CSV)
+COMPANIONS = (study_part.STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD, ITEMS_CSV)
 
 
 # ---------------------------------------------------------------- reading in chunks
@@ -70,13 +60,13 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
         counts[table.name] = session.execute(
             select(func.count()).select_from(t).where(t.c.id <= ceilings[table.name])).scalar() or 0
     # Read after the ceilings, so every participant an exported event belongs to is known.
-    protocol = read_protocol(session)
+    protocol = study_part.read_protocol(session)
     people = People(session.execute(
         select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)),
         multiple_choice_items(protocol.history), _zone_changes(session))
     counts["participants"] = counts[IDENTIFIERS] = len(people)
-    return _Plan(people, ceilings, counts, protocol, stratum_fields(session, protocol.study),
-                 decision_batches(session, ceilings.get("decisions", 0), chunk_size))
+    return _Plan(people, ceilings, counts, protocol, study_part.stratum_fields(session, protocol.study),
+                 study_part.decision_batches(session, ceilings.get("decisions", 0), chunk_size))
 
 
 def _zone_changes(session: Session) -> list[Any]:
@@ -111,7 +101,7 @@ class ExportResult:
 
 
 def _written_by_export(path: Path) -> bool:
-    return is_study_json(path) if path.name == STUDY_JSON else codebook.written_by_export(path)
+    return study_part.is_study_json(path) if path.name == study_part.STUDY_JSON else codebook.written_by_export(path)
 
 
 def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tuple[dict[str, Path], list[str]]:
@@ -183,9 +173,10 @@ async def export_study(db: Database, out_dir: str | os.PathLike[str],
         tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)
         tables = (*tables, IDENTIFIER_TABLE) if options.include_identifiers else tables
         written = await _write_tables(db, out, tables, plan, _Run(options, now - options.receipt_window, temps, spare))
-        _write_companions(out, tables, temps, study_document(plan.protocol, model=options.model,
-                                                             system_prompts=options.system_prompts, exported_at=now),
-                          {**protocol_files(plan.protocol), ITEMS_CSV: items_csv(plan.protocol.history)})
+        _write_companions(out, tables, temps,
+                          study_part.study_document(plan.protocol, model=options.model,
+                                                    system_prompts=options.system_prompts, exported_at=now),
+                          {**study_part.protocol_files(plan.protocol), ITEMS_CSV: items_csv(plan.protocol.history)})
         for name, temp in temps.items():
             os.replace(temp, targets.get(name, out / name))
         temps.clear()
@@ -269,9 +260,9 @@ def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path
                       versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written
-    columns[STUDY_JSON] = list(document)
+    columns[study_part.STUDY_JSON] = list(document)
     columns[ITEMS_CSV] = ITEM_COLUMNS
-    texts = {STUDY_JSON: study_json_text(document), **codebook.documents(columns), **versions}
+    texts = {study_part.STUDY_JSON: study_part.study_json_text(document), **codebook.documents(columns), **versions}
     for name in texts:
         with open_private(_temp(out, name, name, temps), "x", encoding="utf-8", newline="") as stream:
             stream.write(texts[name])

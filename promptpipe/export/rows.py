@@ -22,16 +22,7 @@ from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import DECISION_COLUMNS, decision_csv, strata_columns, withdrawn_at
 from promptpipe.export.transcript import DELIVERY_COLUMNS, MESSAGE_COLUMNS, delivery_csv, message_csv
 from promptpipe.questionnaires.rules.answers import AnswerSource
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Conversation,
-    Flag,
-    Message,
-    Participant,
-    ToneEvent,
-    Transition,
-    table_of,
-)
+from promptpipe.storage import models
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
@@ -42,7 +33,7 @@ PARTICIPANT_COLUMNS = events.PARTICIPANTS.columns
 
 
 def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
-    p, c = table_of(Participant), table_of(Conversation)
+    p, c = models.table_of(models.Participant), models.table_of(models.Conversation)
     query = (
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
                p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, withdrawn_at(p.c.id).label("withdrawn_at"),
@@ -173,23 +164,23 @@ class _Table:
 
 
 TABLES: tuple[_Table, ...] = (
-    _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
-    _Table("messages", Message, MESSAGE_COLUMNS, chunk_rows=message_csv),
+    _Table("participants", models.Participant, PARTICIPANT_COLUMNS, _participant_row),
+    _Table("messages", models.Message, MESSAGE_COLUMNS, chunk_rows=message_csv),
     _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, chunk_rows=delivery_csv),
     _Table("decisions", Decision, DECISION_COLUMNS, chunk_rows=decision_csv),
-    _Table("transitions", Transition, events.TRANSITIONS.columns, _transition_row),
-    _Table("tone_changes", ToneEvent, events.TONE_CHANGES.columns, _tone_row),
-    _Table("consent", ConsentEvent, events.CONSENT.columns, _consent_row),
-    _Table("flags", Flag, events.FLAGS.columns, _flag_row),
+    _Table("transitions", models.Transition, events.TRANSITIONS.columns, _transition_row),
+    _Table("tone_changes", models.ToneEvent, events.TONE_CHANGES.columns, _tone_row),
+    _Table("consent", models.ConsentEvent, events.CONSENT.columns, _consent_row),
+    _Table("flags", models.Flag, events.FLAGS.columns, _flag_row),
     _Table("questionnaire_instances", QuestionnaireInstance, study.QUESTIONNAIRE_INSTANCES.columns,
            _questionnaire_instance_row),
     _Table("questionnaire_answers", QuestionnaireAnswer, study.QUESTIONNAIRE_ANSWERS.columns,
            _questionnaire_answer_row),
 )
 FILE_NAMES = tuple(table.name for table in TABLES)
-IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, events.IDENTIFIERS.columns, _identifier_row)
+IDENTIFIER_TABLE = _Table(IDENTIFIERS, models.Participant, events.IDENTIFIERS.columns, _identifier_row)
 
 
 def participants_table(strata: Sequence[str]) -> _Table:
-    return _Table("participants", Participant, (*PARTICIPANT_COLUMNS, *strata_columns(strata)),
+    return _Table("participants", models.Participant, (*PARTICIPANT_COLUMNS, *strata_columns(strata)),
                   partial(_participant_row, strata=tuple(strata)))
