@@ -92,7 +92,7 @@ def _expectation_checks(c: Context, expect: Expectation) -> list[tuple[str, Verd
     after = c.outgoing(start)
     answers = _answers(conversation.messages[start:], [s for _, s in after])
     replies = [s for s in answers if not c.is_safety(s)]
-    forbidden = _compiled(expect.forbidden)
+    forbidden = [_compiled_one(p) for p in expect.forbidden]
     habit = [*forbidden, *_habit_patterns(conversation.profile)]
     checks: dict[str, Callable[[], Found]] = {  # by Expectation field; only the fields set are checked
         "safety_message": lambda: ok("The safety message was sent.") if any(c.is_safety(s) for _, s in after)
@@ -119,10 +119,6 @@ def _expectation_checks(c: Context, expect: Expectation) -> list[tuple[str, Verd
 @lru_cache(maxsize=256)
 def _compiled_one(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
-
-
-def _compiled(patterns: Iterable[str]) -> list[re.Pattern[str]]:
-    return [_compiled_one(p) for p in patterns]
 
 
 def _matching(patterns: Iterable[re.Pattern[str]], text: str) -> str | None:

@@ -1,5 +1,4 @@
-"""The checks every conversation gets (see :mod:`promptpipe.evaluation.checks`), and what the case expectation checks
-share with them."""
+"""The checks every conversation gets (see :mod:`.checks`), and what the case expectation checks share with them."""
 
 from __future__ import annotations
 
@@ -260,9 +259,7 @@ def _after_stop(c: Context) -> Found:
 
 def _answers_command(messages: Sequence[Said], index: int) -> bool:
     """The server's fixed reply to what the participant wrote after STOP is no breach: the coach did not write it."""
-    if messages[index].kind != MessageKind.COMMAND:
-        return False
-    return index > 0 and messages[index - 1].incoming
+    return messages[index].kind == MessageKind.COMMAND and index > 0 and messages[index - 1].incoming
 
 
 @lru_cache(maxsize=1)

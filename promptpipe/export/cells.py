@@ -1,5 +1,4 @@
-"""How an exported value is written: times in UTC and local, lists and objects as CSV cells, texts safe for a
-spreadsheet."""
+"""How an exported value is written: times in UTC and local, lists and objects as CSV cells, spreadsheet-safe texts."""
 
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ from promptpipe.storage.db import Database
 WORKER_TABLES = ("messages",)
 """The files a worker may write: the largest (a second worker would compete for the same cores)."""
 OWN_SHARE = 6
-"""This process writes the last 1/OWN_SHARE of a worker's file: the worker's second of imports would otherwise
-leave it last to finish."""
+"""This process writes a worker's file's last 1/OWN_SHARE, lest the worker's second of imports make it finish last."""
 
 
 def offloading(db: Database) -> bool:

@@ -1,5 +1,4 @@
-"""The export's tables: their columns, and how one stored row becomes one exported row (the transcript and the
-deliveries are in :mod:`.transcript`)."""
+"""The export's tables: their columns and how a stored row is exported (messages and deliveries: :mod:`.transcript`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One large export file written by a process of its own, on another core, while the export writes the others. The job
-comes pickled on stdin from the export that started it (so it is trusted); the row count goes to stdout, a failure to
-stderr in one line with a non-zero exit."""
+"""One large export file written by its own process on another core while the export writes the others. The job comes
+pickled on stdin from its export (so trusted); row count to stdout, a failure to stderr in one line, exit non-zero."""
 
 from __future__ import annotations
 

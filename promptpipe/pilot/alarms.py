@@ -59,7 +59,6 @@ def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: dat
 
 
 def next_self_report(session: Session, participant_id: str) -> datetime | None:
-
     return session.execute(select(_INSTANCE.c.scheduled_at).where(
         _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
         _INSTANCE.c.status == InstanceStatus.SCHEDULED).order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()
