@@ -1,5 +1,4 @@
-"""What the participant wrote, read by the service's own screens (and a wider crisis list kept for the evaluation),
-and what the coach did next."""
+"""Participants' words read by the service's screens and the evaluation's wider crisis list; what the coach did next."""
 
 from __future__ import annotations
 

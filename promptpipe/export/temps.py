@@ -1,5 +1,4 @@
-"""The export's temporary files: hidden names of its own in the target directory, and the clean-up
-of those a killed export left (a kill skips every ``finally``)."""
+"""The export's own hidden temporary files in its target directory, and clean-up after a kill (it skips ``finally``)."""
 
 from __future__ import annotations
 
