@@ -1,6 +1,5 @@
 """Connection lifecycle of the WhatsApp transport: connect loop, login by QR or pairing code, give-up.
-:class:`WhatsAppSession` keeps one neonize client connected; the transport registers its handlers on the client.
-"""
+:class:`WhatsAppSession` keeps one neonize client connected; the transport registers its handlers on the client."""
 
 from __future__ import annotations
 

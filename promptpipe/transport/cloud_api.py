@@ -2,8 +2,7 @@
 devices. Sends are POSTs (httpx); what people send comes to a webhook served here (:mod:`._cloud_webhook`).
 
 Each number has its own 24-hour windows, rate-limit pause and state (:mod:`._cloud_states`); one in trouble is never
-replaced by another. Outside the window only the study's template for the message kind goes (none: refused for good).
-"""
+replaced by another. Outside the window only the study's template for the message kind goes (none: refused for good)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """WhatsApp transport: neonize's asyncio client behind the Transport protocol. Every neonize call goes through
-``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client.
-"""
+``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client."""
 
 from __future__ import annotations
 
