@@ -1,6 +1,5 @@
 """Feedback: hear how the habit went and adjust the plan. The situation block names the prompt answered, so the model
-talks about it rather than guess which one is meant.
-"""
+talks about it rather than guess which one is meant."""
 
 from __future__ import annotations
 

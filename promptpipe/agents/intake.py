@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 from promptpipe.agents.agent import AgentModule
-from promptpipe.tools import (
-    FLAG_CONCERN,
-    GENERATE_HABIT_PROMPT,
-    OPT_OUT,
-    SAVE_USER_PROFILE,
-    SCHEDULER,
-    TRANSITION_STATE,
-)
+from promptpipe.tools import FLAG_CONCERN, OPT_OUT, SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
+from promptpipe.tools.prompt_generator import GENERATE_HABIT_PROMPT
 
 INTAKE_FALLBACK = ("Thanks, I've noted that. Could you tell me a little more about the habit you'd like to build?")
 

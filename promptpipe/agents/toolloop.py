@@ -1,6 +1,5 @@
 """The bounded tool-calling loop shared by the intake and feedback modules. Tool results are shown in the next round, so
-the model never announces a result it has not seen; every stop becomes a fallback reply in one place.
-"""
+the model never announces a result it has not seen; every stop becomes a fallback reply in one place."""
 
 from __future__ import annotations
 

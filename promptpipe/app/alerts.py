@@ -1,6 +1,5 @@
 """Safety alerts to ALERT_WEBHOOK_URL: one POST per flag, never their words. A flag is written pending with the
-transaction that raised it, so a failure is retried with backoff, across restarts, until it gets through.
-"""
+transaction that raised it, so a failure is retried with backoff, across restarts, until it gets through."""
 
 from __future__ import annotations
 

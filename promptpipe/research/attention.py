@@ -1,6 +1,5 @@
 """What needs the research team's attention now (:class:`AttentionKind`); an entry goes once what it reports is over.
-One transaction over indexes and the participant table, never a scan of the messages, so every page can show the count.
-"""
+One transaction over indexes and the participant table, no scan of the messages, so every page can show the count."""
 
 from __future__ import annotations
 

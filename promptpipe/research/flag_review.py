@@ -11,16 +11,8 @@ from sqlalchemy.orm import Session
 from promptpipe.config import Settings
 from promptpipe.domain.safety import FlagStatus
 from promptpipe.errors import NotFound
+from promptpipe.storage import flags as flag_rows
 from promptpipe.storage.db import Database
-from promptpipe.storage.flags import (
-    MAX_LISTED,
-    AroundMessage,
-    FlagEntry,
-    FlagRecord,
-    flag_record,
-    flags_by_status,
-    messages_around,
-)
 
 __all__ = ["AROUND", "AlertSettings", "FlagDetail", "FlagList", "alert_settings", "flag_detail", "flag_list"]
 
@@ -30,8 +22,8 @@ AROUND = 5
 
 @dataclass(frozen=True)
 class FlagDetail:
-    record: FlagRecord
-    messages: list[AroundMessage]
+    record: flag_rows.FlagRecord
+    messages: list[flag_rows.AroundMessage]
     """Oldest first: up to :data:`AROUND` before the flagged message, it, up to :data:`AROUND` after."""
 
     @property
@@ -45,7 +37,7 @@ class FlagDetail:
 
 @dataclass(frozen=True)
 class FlagList:
-    flags: list[FlagEntry]
+    flags: list[flag_rows.FlagEntry]
     total: int
     """How many flags match (``flags`` holds at most :data:`MAX_LISTED`)."""
 
@@ -54,10 +46,10 @@ async def flag_detail(db: Database, flag_id: int, *, around: int = AROUND) -> Fl
     """The flag and the messages around it, read in one transaction."""
 
     def read(session: Session) -> FlagDetail | None:
-        record = flag_record(session, flag_id)
+        record = flag_rows.flag_record(session, flag_id)
         if record is None:
             return None
-        return FlagDetail(record, messages_around(session, record, before=around, after=around))
+        return FlagDetail(record, flag_rows.messages_around(session, record, before=around, after=around))
 
     found = await db.run(read)
     if found is None:
@@ -65,9 +57,9 @@ async def flag_detail(db: Database, flag_id: int, *, around: int = AROUND) -> Fl
     return found
 
 
-async def flag_list(db: Database, status: FlagStatus | None, *, limit: int = MAX_LISTED) -> FlagList:
+async def flag_list(db: Database, status: FlagStatus | None, *, limit: int = flag_rows.MAX_LISTED) -> FlagList:
     """Open flags oldest first, resolved (or all) newest first."""
-    flags, total = await db.run(lambda session: flags_by_status(session, status, limit=limit))
+    flags, total = await db.run(lambda session: flag_rows.flags_by_status(session, status, limit=limit))
     return FlagList(flags, total)
 
 

@@ -1,6 +1,5 @@
 """Moving one of the deployment's numbers to another running service, on an operator's word: nothing moves numbers to
-share the load. The holder gives it back at its next heartbeat and only that service takes it; one number at a time.
-"""
+share the load. The holder gives it back at its next heartbeat and only that service takes it; one number at a time."""
 
 from __future__ import annotations
 

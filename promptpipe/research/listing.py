@@ -11,13 +11,8 @@ from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantS
 from promptpipe.domain.states import Stage, Status
 from promptpipe.errors import AdminError
 from promptpipe.research.views import ListedRow, ParticipantPage, iso
+from promptpipe.storage import participant_list as list_rows
 from promptpipe.storage.db import Database
-from promptpipe.storage.participant_list import (
-    ListedParticipant,
-    count_participants,
-    listed_participant,
-    participant_page,
-)
 from promptpipe.study.rules.days import study_day
 
 __all__ = ["MAX_PAGE", "check_filter", "check_page", "listed_row", "one_participant", "participant_list"]
@@ -47,15 +42,15 @@ async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, o
     check_page(limit, offset)
     now = clock.now()
 
-    def read(session: Any) -> tuple[int, list[ListedParticipant]]:
-        return (count_participants(session, flt, now),
-                participant_page(session, flt, order, limit=limit, offset=offset, now=now))
+    def read(session: Any) -> tuple[int, list[list_rows.ListedParticipant]]:
+        return (list_rows.count_participants(session, flt, now),
+                list_rows.participant_page(session, flt, order, limit=limit, offset=offset, now=now))
 
     total, rows = await db.run(read)
     return ParticipantPage(total=total, limit=limit, offset=offset, items=[listed_row(row, now) for row in rows])
 
 
-def listed_row(row: ListedParticipant, now: datetime) -> ListedRow:
+def listed_row(row: list_rows.ListedParticipant, now: datetime) -> ListedRow:
     local_today = now.astimezone(zone_or_utc(row.timezone)).date()
     day = study_day(date.fromisoformat(row.day_one), local_today) if row.day_one else None
     return ListedRow(
@@ -72,5 +67,5 @@ def listed_row(row: ListedParticipant, now: datetime) -> ListedRow:
 async def one_participant(db: Database, clock: Clock, participant_id: str) -> ListedRow | None:
     """One participant as a row of the list (None: no such id)."""
     now = clock.now()
-    row = await db.run(lambda session: listed_participant(session, participant_id, now))
+    row = await db.run(lambda session: list_rows.listed_participant(session, participant_id, now))
     return listed_row(row, now) if row is not None else None

@@ -22,16 +22,8 @@ from promptpipe.research.listing import participant_list
 from promptpipe.research.status import StatusReport, read_status
 from promptpipe.research.views import iso
 from promptpipe.storage.db import Database
+from promptpipe.study.store import stats
 from promptpipe.study.store.day import pause_holders
-from promptpipe.study.store.stats import (
-    DayCounts,
-    HeatmapDelivery,
-    day_counts,
-    deliveries_for_heatmap,
-    participant_counts,
-    participant_deliveries,
-    prompt_counts,
-)
 
 __all__ = ["MAX_STATS_DAYS", "Adherence", "AdherenceRow", "DayStats", "DeliveryView", "Overview", "PromptStats",
            "TodayCounts", "adherence", "deliveries", "overview", "prompt_stats"]
@@ -43,7 +35,7 @@ STEPS = ("sent", "delivered", "read", "answered", "done")
 """How far the daily prompts got, in order: each count includes the later ones."""
 
 
-def _counts_row(counts: DayCounts) -> dict[str, int]:
+def _counts_row(counts: stats.DayCounts) -> dict[str, int]:
     return {step: getattr(counts, step) for step in STEPS}
 
 
@@ -137,8 +129,8 @@ async def overview(db: Database, clock: Clock, *, zone: ZoneInfo) -> Overview:
     now = clock.now()
     midnight = datetime.combine(now.astimezone(zone).date(), time(0, 0), zone)
 
-    def read(session: Session) -> tuple[list[tuple[str, str, str | None, int]], list[DayCounts]]:
-        return participant_counts(session), prompt_counts(session, sent_since=midnight, by_day=False)
+    def read(session: Session) -> tuple[list[tuple[str, str, str | None, int]], list[stats.DayCounts]]:
+        return stats.participant_counts(session), stats.prompt_counts(session, sent_since=midnight, by_day=False)
 
     groups, today = await db.run(read)
     by_status: Counter[str] = Counter()
@@ -163,8 +155,8 @@ async def prompt_stats(db: Database, *, first_day: date, last_day: date) -> Prom
         raise AdminError("to: the last day is before the first day")
     if (last_day - first_day).days + 1 > MAX_STATS_DAYS:
         raise AdminError(f"from/to: at most {MAX_STATS_DAYS} days at once")
-    rows = await db.run(lambda session: day_counts(session, first_day=first_day.isoformat(),
-                                                   last_day=last_day.isoformat()))
+    rows = await db.run(lambda session: stats.day_counts(session, first_day=first_day.isoformat(),
+                                                         last_day=last_day.isoformat()))
     per_arm: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
         per_arm[row.arm or "-"].update(_counts_row(row))
@@ -180,8 +172,8 @@ async def adherence(db: Database, clock: Clock, flt: ParticipantFilter, *, limit
     page = await participant_list(db, clock, flt, order, limit=limit, offset=offset)
     ids = [row.id for row in page.items]
 
-    def read(session: Session) -> tuple[list[HeatmapDelivery], dict[str, str]]:
-        return deliveries_for_heatmap(session, ids), pause_holders(session, ids)
+    def read(session: Session) -> tuple[list[stats.HeatmapDelivery], dict[str, str]]:
+        return stats.deliveries_for_heatmap(session, ids), pause_holders(session, ids)
 
     deliveries, paused = await db.run(read)
     now = clock.now()
@@ -212,7 +204,7 @@ async def deliveries(db: Database, clock: Clock, who: str, *,
                      receipt_window: timedelta = timedelta(hours=12)) -> tuple[str, list[DeliveryView]]:
     """A participant's daily prompts with receipts, answer and outcome (participant id, rows)."""
     participant, _ = await get_participant(db, who)
-    rows = await db.run(lambda session: participant_deliveries(session, participant.id))
+    rows = await db.run(lambda session: stats.participant_deliveries(session, participant.id))
     cutoff = clock.now() - receipt_window
     return participant.id, [DeliveryView(
         local_date=row.local_date, sent_at=iso(row.sent_at), delivered_at=iso(row.delivered_at),

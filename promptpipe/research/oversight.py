@@ -1,5 +1,4 @@
-"""What researchers follow during a study: consent histories, safety flags and the inputs that could not be answered.
-"""
+"""What researchers follow during a study: consent histories, safety flags and the inputs that could not be answered."""
 
 from __future__ import annotations
 

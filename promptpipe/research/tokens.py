@@ -16,16 +16,7 @@ from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research._common import researcher_name, validate_text
 from promptpipe.research.views import iso
-from promptpipe.storage.access import (
-    add_audit,
-    add_token,
-    audit_actions,
-    audit_actors,
-    audit_count,
-    audit_entries,
-    list_tokens,
-    revoke_token,
-)
+from promptpipe.storage import access
 from promptpipe.storage.access_tables import ApiToken, AuditEntry
 from promptpipe.storage.db import Database
 
@@ -105,19 +96,19 @@ async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: 
     secret, now = new_token(), clock.now()
     if expires_at is not None and expires_at <= now:
         raise AdminError("--expires: the expiry is not in the future")
-    row = await db.run(lambda session: _row(add_token(session, name=name, role=role, token_hash=hash_token(secret),
-                                                      by=by, now=now, expires_at=expires_at)))
+    row = await db.run(lambda session: _row(access.add_token(
+        session, name=name, role=role, token_hash=hash_token(secret), by=by, now=now, expires_at=expires_at)))
     return secret, row
 
 
 async def tokens(db: Database) -> list[TokenView]:
-    return await db.run(lambda session: [_row(token) for token in list_tokens(session)])
+    return await db.run(lambda session: [_row(token) for token in access.list_tokens(session)])
 
 
 async def revoke(db: Database, clock: Clock, *, name: str, by: str = "") -> str:
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
-    row = await db.run(lambda session: _row(revoke_token(session, name, by=by, now=now)))
+    row = await db.run(lambda session: _row(access.revoke_token(session, name, by=by, now=now)))
     return f"token {name!r} ({row.role}) is revoked; requests with it fail from now on"
 
 
@@ -125,17 +116,17 @@ async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, part
                 detail: Mapping[str, object] | None = None, via: str = "api") -> None:
     """Record a write made with ``caller``'s token (never a participant's words)."""
     now = clock.now()
-    await db.run(lambda session: add_audit(session, actor=caller.name, role=caller.role, action=action,
-                                           participant_id=participant_id, detail=dict(detail or {}), via=via, now=now,
-                                           address=caller.address))
+    await db.run(lambda session: access.add_audit(session, actor=caller.name, role=caller.role, action=action,
+                                                  participant_id=participant_id, detail=dict(detail or {}), via=via,
+                                                  now=now, address=caller.address))
 
 
 async def audit_cli(db: Database, clock: Clock, action: str, *, by: str = "", detail: Mapping[str, object]) -> None:
     """Record a token change made with the admin script (whoever can run it can do what an admin can)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
-    await db.run(lambda session: add_audit(session, actor=by, role=Role.ADMIN, action=action, participant_id=None,
-                                           detail=dict(detail), via="cli", now=now))
+    await db.run(lambda session: access.add_audit(session, actor=by, role=Role.ADMIN, action=action,
+                                                  participant_id=None, detail=dict(detail), via="cli", now=now))
 
 
 @dataclass(frozen=True)
@@ -171,16 +162,16 @@ async def audit_page(db: Database, *, actor: str | None = None, action: str | No
         return AuditPage([], 0)  # nothing holds a NUL (and PostgreSQL cannot compare one)
 
     def read(session: Any) -> AuditPage:
-        rows = audit_entries(session, **keys, limit=limit, offset=offset)
-        return AuditPage([_entry(row) for row in rows], audit_count(session, **keys))
+        rows = access.audit_entries(session, **keys, limit=limit, offset=offset)
+        return AuditPage([_entry(row) for row in rows], access.audit_count(session, **keys))
 
     return await db.run(read)
 
 
 async def audit_filters(db: Database) -> tuple[list[str], list[str]]:
     """Who may be filtered by (every token, and everyone the log names) and what (every action the log holds)."""
-    return await db.run(lambda session: (sorted({*(token.name for token in list_tokens(session)),
-                                                 *audit_actors(session)}), audit_actions(session)))
+    return await db.run(lambda session: (sorted({*(token.name for token in access.list_tokens(session)),
+                                                 *access.audit_actors(session)}), access.audit_actions(session)))
 
 
 def _entry(row: AuditEntry) -> AuditView:

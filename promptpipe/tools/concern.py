@@ -1,6 +1,5 @@
 """``flag_concern``: the model raises a safety concern a phrase list cannot catch; the participant gets the study's
-safety message at once, before the model's reply.
-"""
+safety message at once, before the model's reply."""
 
 from __future__ import annotations
 

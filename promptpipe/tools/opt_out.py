@@ -1,6 +1,5 @@
 """``opt_out``: the participant asked, in words the STOP commands cannot catch, to stop getting messages. The reply is
-the server's own STOP confirmation, whatever the model wrote, so the loop ends after this call.
-"""
+the server's own STOP confirmation, whatever the model wrote, so the loop ends after this call."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """``scheduler``: create, list, update or delete the participant's daily prompt schedule, on the turn's working copy
 (saved with the reply; the service then sets the alarms). A second ``create`` replaces the schedule in place (same id,
-so a change of mind never gives two prompts a day) unless the model asks to keep the existing one too.
-"""
+so a change of mind never gives two prompts a day) unless the model asks to keep the existing one too."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Messaging transports: the protocol the service talks to and the normalised messages. Nothing outside this package
-imports a WhatsApp library; the service sees only :class:`InboundMessage`, :class:`Recipient` and :class:`SentMessage`.
-"""
+"""Messaging transports: the protocol the service talks to and the normalised messages. Only this package imports
+a WhatsApp library; the service sees only :class:`InboundMessage`, :class:`Recipient` and :class:`SentMessage`."""
 
 from promptpipe.transport.base import (
     DeliveryReceipt,

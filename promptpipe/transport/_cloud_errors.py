@@ -22,16 +22,13 @@ class WindowClosed(Exception):
     """The Cloud API refused a free-form message: the participant's window is closed."""
 
 
-def _redact(text: str) -> str:
-    return re.sub(r"\+?\d[\d ]{6,}\d", "[number]", text)[:300]
-
-
 def error_of(response: httpx.Response) -> tuple[int, str]:
     """The answer's error code (0 when none) and its words, without phone numbers."""
     data = json_of(response)
     error = data.get("error")
     message = error.get("message") if isinstance(error, dict) else None
-    return error_code(data), _redact(str(message or response.reason_phrase or ""))
+    words = re.sub(r"\+?\d[\d ]{6,}\d", "[number]", str(message or response.reason_phrase or ""))[:300]
+    return error_code(data), words
 
 
 def refusal(status: int, code: int, detail: str, number: str, state: str | None) -> SendFailed:

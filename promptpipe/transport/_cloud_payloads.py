@@ -1,6 +1,5 @@
 """The WhatsApp Cloud API's JSON, both ways, without I/O. A poll's button or row ids are :data:`CHOICE_PREFIX` plus
-the option's hash, and a tap names the poll message in ``context.id``: it maps to a PollVote without state.
-"""
+the option's hash, and a tap names the poll message in ``context.id``: it maps to a PollVote without state."""
 
 from __future__ import annotations
 

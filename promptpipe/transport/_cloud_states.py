@@ -1,6 +1,5 @@
 """Each Cloud API number's state. There is no connection: a number is ``connected`` once a send succeeds, and
-``logged_out`` or ``banned`` as Meta's errors say until one succeeds again (its participants keep it meanwhile).
-"""
+``logged_out`` or ``banned`` as Meta's errors say until one succeeds again (its participants keep it meanwhile)."""
 
 from __future__ import annotations
 

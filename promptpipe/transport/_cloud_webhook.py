@@ -1,6 +1,5 @@
 """The Cloud API's webhook as a bare ASGI app (the transport layer does not use the web layer's FastAPI site). GET
-answers Meta's subscription check; POST takes a notification only when it is signed with the app secret.
-"""
+answers Meta's subscription check; POST takes a notification only when it is signed with the app secret."""
 
 from __future__ import annotations
 

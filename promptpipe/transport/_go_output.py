@@ -1,6 +1,5 @@
 """neonize's Go side writes to fd 1 directly (a failed send's error can hold a phone number): fd 1 becomes a pipe whose
-lines are logged, masked, and Python's ``sys.stdout`` (the QR and pairing codes) keeps the terminal.
-"""
+lines are logged, masked, and Python's ``sys.stdout`` (the QR and pairing codes) keeps the terminal."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Pure conversions between neonize (WhatsApp) values and our transport types: no I/O and no neonize import at
-runtime, so all of it is tested on look-alike protobuf objects without a connected client.
-"""
+runtime, so all of it is tested on look-alike protobuf objects without a connected client."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The WhatsApp library's standard error (fd 2), through our masked logs. A relay process, not a thread: a Go crash ends
-the process before a thread could log the panic's trace, while the relay drains the pipe to the end.
-"""
+the process before a thread could log the panic's trace, while the relay drains the pipe to the end."""
 
 from __future__ import annotations
 

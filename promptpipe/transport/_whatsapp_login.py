@@ -1,6 +1,5 @@
 """Linking the study phone: QR codes, or a pairing code for WHATSAPP_PAIR_PHONE. When the codes run out a fresh process
-is asked for: neonize 0.5.2 then waits in Go for a login that cannot come, and nothing, not even stop, ends that wait.
-"""
+is asked for: neonize 0.5.2 then waits in Go for a login that cannot come, and nothing, even stop, ends that wait."""
 
 from __future__ import annotations
 

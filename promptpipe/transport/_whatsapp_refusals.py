@@ -6,14 +6,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
+from promptpipe.transport import _whatsapp_support as support
 from promptpipe.transport._neonize_mapping import redact_numbers
-from promptpipe.transport._whatsapp_support import (
-    BAN_REASONS,
-    FAILURE_REASONS,
-    HANDLED_ELSEWHERE,
-    OUTDATED_MESSAGE,
-    ban_lifted_at,
-)
 from promptpipe.transport.connection_state import ExitRequest
 
 __all__ = ["RefusalHandlers"]
@@ -63,8 +57,8 @@ class RefusalHandlers:
 
     async def _on_temporary_ban(self: _Session, ev: Any) -> None:
         """Wait the ban out, then connect again (in a fresh process); sends wait in the outbox."""
-        until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
-        reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
+        until = support.ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
+        reason = support.BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
         self._ban_until = until
         self._set_state("banned", until=until, detail=reason)
         self._log.error("whatsapp_temporarily_banned", reason=reason, until=until.isoformat(timespec="seconds"),
@@ -73,14 +67,14 @@ class RefusalHandlers:
 
     async def _on_client_outdated(self: _Session, _ev: Any) -> None:
         self._set_state("outdated")
-        self._request_exit(ExitRequest(OUTDATED_MESSAGE))
-        await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
+        self._request_exit(ExitRequest(support.OUTDATED_MESSAGE))
+        await self._give_up("client_outdated", action=support.OUTDATED_MESSAGE)
 
     async def _on_connect_failure(self: _Session, ev: Any) -> None:
         """A refusal whatsmeow does not retry itself (503 it does; others have their own events): the back-off does."""
-        reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
+        reason = support.FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
         message = redact_numbers(str(getattr(ev, "Message", "")))
-        if reason in HANDLED_ELSEWHERE:
+        if reason in support.HANDLED_ELSEWHERE:
             return
         if reason == "service_unavailable":
             self._log.warning("whatsapp_connect_refused", reason=reason, message=message,

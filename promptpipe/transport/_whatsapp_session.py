@@ -1,6 +1,5 @@
 """Connection lifecycle of the WhatsApp transport: connect loop, login by QR or pairing code, give-up.
-:class:`WhatsAppSession` keeps one neonize client connected; the transport registers its handlers on the client.
-"""
+:class:`WhatsAppSession` keeps one neonize client connected; the transport registers its handlers on the client."""
 
 from __future__ import annotations
 
@@ -11,18 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from neonize.aioze.events import (
-    ClientOutdatedEv,
-    ConnectedEv,
-    ConnectFailureEv,
-    DisconnectedEv,
-    KeepAliveRestoredEv,
-    KeepAliveTimeoutEv,
-    LoggedOutEv,
-    PairStatusEv,
-    StreamReplacedEv,
-    TemporaryBanEv,
-)
+from neonize.aioze import events
 from neonize.exc import NeonizeError
 from neonize.utils.enum import Presence
 
@@ -122,16 +110,16 @@ class WhatsAppSession(RefusalHandlers):
 
     def lifecycle_handlers(self) -> dict[Any, EventHandler]:
         return {
-            ConnectedEv: self._on_connected,
-            DisconnectedEv: self._on_disconnected,
-            LoggedOutEv: self._on_logged_out,
-            StreamReplacedEv: self._on_stream_replaced,
-            PairStatusEv: self.login.on_pair_status,
-            TemporaryBanEv: self._on_temporary_ban,
-            ClientOutdatedEv: self._on_client_outdated,
-            ConnectFailureEv: self._on_connect_failure,
-            KeepAliveTimeoutEv: self._on_keepalive_lost,
-            KeepAliveRestoredEv: self._on_keepalive_restored,
+            events.ConnectedEv: self._on_connected,
+            events.DisconnectedEv: self._on_disconnected,
+            events.LoggedOutEv: self._on_logged_out,
+            events.StreamReplacedEv: self._on_stream_replaced,
+            events.PairStatusEv: self.login.on_pair_status,
+            events.TemporaryBanEv: self._on_temporary_ban,
+            events.ClientOutdatedEv: self._on_client_outdated,
+            events.ConnectFailureEv: self._on_connect_failure,
+            events.KeepAliveTimeoutEv: self._on_keepalive_lost,
+            events.KeepAliveRestoredEv: self._on_keepalive_restored,
         }
 
     def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,

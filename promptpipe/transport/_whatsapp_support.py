@@ -70,13 +70,10 @@ def reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
         _neonize_events.event_global_loop = None
 
 
-def _phone_of(number: str | None) -> str:
-    return "the study phone" if number is None else f"the phone of the study's number {number!r}"
-
-
 def print_qr(data: bytes, number: str | None = None) -> None:
     """``number``: the deployment's number the code links (None: it has one)."""
-    print(f"\nScan this code with WhatsApp on {_phone_of(number)}: Settings → Linked devices → Link a device.")
+    phone = "the study phone" if number is None else f"the phone of the study's number {number!r}"
+    print(f"\nScan this code with WhatsApp on {phone}: Settings → Linked devices → Link a device.")
     segno.make_qr(data).terminal(out=sys.stdout, compact=True)
     sys.stdout.flush()
 
@@ -89,10 +86,8 @@ _PROXY_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
 
 
 def _bypasses_proxy(host: str, no_proxy: str) -> bool:
-    for entry in (part.strip().lower() for part in no_proxy.split(",")):
-        if entry == "*" or (entry and (host == entry.lstrip(".") or host.endswith("." + entry.lstrip(".")))):
-            return True
-    return False
+    return any(entry == "*" or (entry and (host == entry.lstrip(".") or host.endswith("." + entry.lstrip("."))))
+               for entry in (part.strip().lower() for part in no_proxy.split(",")))
 
 
 def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:

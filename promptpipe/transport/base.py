@@ -106,8 +106,7 @@ class Transport(Protocol):
     it *uncertain*. ``ref`` is the outbox key: the same ref is the same message, which a transport may recognise.
     ``sends_receipts``: only then can a message without a delivered receipt count as not delivered. ``reaches_people``:
     a database it serves is live for good, and nothing may act as a participant in it. ``kind`` (a MessageKind value)
-    picks the Cloud API's template outside the 24-hour window; the others ignore it.
-"""
+    picks the Cloud API's template outside the 24-hour window; the others ignore it."""
 
     name: str
     resend_is_safe: bool

@@ -2,8 +2,7 @@
 devices. Sends are POSTs (httpx); what people send comes to a webhook served here (:mod:`._cloud_webhook`).
 
 Each number has its own 24-hour windows, rate-limit pause and state (:mod:`._cloud_states`); one in trouble is never
-replaced by another. Outside the window only the study's template for the message kind goes (none: refused for good).
-"""
+replaced by another. Outside the window only the study's template for the message kind goes (none: refused for good)."""
 
 from __future__ import annotations
 
@@ -20,27 +19,8 @@ from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.errors import ConfigError, NotConnected, SendFailed
 from promptpipe.logging import get_logger, mask_phone
 from promptpipe.study.rules.protocol import WhatsAppTemplate
-from promptpipe.transport._cloud_errors import (
-    RATE_LIMIT_CODES,
-    WINDOW_CLOSED_CODE,
-    WindowClosed,
-    error_of,
-    refusal,
-    retry_after,
-)
-from promptpipe.transport._cloud_payloads import (
-    LIST_OPTION_LIMIT,
-    MessageBody,
-    Notification,
-    ReadBody,
-    interactive_poll,
-    phone_digits,
-    poll_in_words,
-    read_body,
-    read_notifications,
-    template_body,
-    text_body,
-)
+from promptpipe.transport import _cloud_errors as cloud_errors
+from promptpipe.transport import _cloud_payloads as payloads
 from promptpipe.transport._cloud_states import NumberStates, check_numbers, json_of
 from promptpipe.transport._cloud_webhook import WebhookApp, WebhookServer
 from promptpipe.transport.base import (
@@ -167,7 +147,7 @@ class CloudApiTransport:
 
     async def _take_in(self, payload: Any) -> None:
         """Hand every message over before the webhook answers 200; on a failure (500) Meta sends it again."""
-        notification = read_notifications(payload, self._names)
+        notification = payloads.read_notifications(payload, self._names)
         for msg in notification.messages:
             await self._hand_over(self._fold_vote(msg))
         for receipt in notification.receipts:
@@ -188,7 +168,7 @@ class CloudApiTransport:
 
     async def _hand_over(self, msg: InboundMessage) -> None:
         number = msg.number or self._default
-        digits = phone_digits(msg.sender_phone or "")
+        digits = payloads.phone_digits(msg.sender_phone or "")
         self._last_wrote[number, digits] = self._now()
         self._last_message[digits] = (number, msg.message_id)
         kind = "poll_vote" if msg.poll_vote else msg.content
@@ -215,7 +195,7 @@ class CloudApiTransport:
         return replace(msg, poll_vote=PollVote(vote.poll_message_id, tuple(chosen)))
 
     @staticmethod
-    def _log_skipped(notification: Notification) -> None:
+    def _log_skipped(notification: payloads.Notification) -> None:
         if notification.skipped:
             log.info("cloud_api_notification_skipped", count=notification.skipped)
         for number_id in sorted(set(notification.foreign)):
@@ -239,7 +219,7 @@ class CloudApiTransport:
 
     def window_open(self, to: Recipient) -> bool:
         """Whether they wrote to their number within the last 24 hours (so a free-form message can go)."""
-        last = self._last_wrote.get((to.number or self._default, phone_digits(to.phone)))
+        last = self._last_wrote.get((to.number or self._default, payloads.phone_digits(to.phone)))
         return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
 
     def _template(self, kind: str) -> WhatsAppTemplate:
@@ -253,35 +233,36 @@ class CloudApiTransport:
     # ------------------------------------------------------------------ outbound
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
-        return await self._send(to, kind, ref, text_body(to.phone, text), text)
+        return await self._send(to, kind, ref, payloads.text_body(to.phone, text), text)
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
                         multiple: bool = False, kind: str = "") -> SentMessage:
-        if not 2 <= len(options) <= LIST_OPTION_LIMIT:
-            raise SendFailed(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options; this one has {len(options)}",
-                             retryable=False)
-        body = interactive_poll(to.phone, question, options, multiple=multiple)
-        sent = await self._send(to, kind, ref, body, poll_in_words(question, options))
+        if not 2 <= len(options) <= payloads.LIST_OPTION_LIMIT:
+            raise SendFailed(f"a Cloud API poll holds 2 to {payloads.LIST_OPTION_LIMIT} options; "
+                             f"this one has {len(options)}", retryable=False)
+        body = payloads.interactive_poll(to.phone, question, options, multiple=multiple)
+        sent = await self._send(to, kind, ref, body, payloads.poll_in_words(question, options))
         if multiple:
             self._multiple[sent.message_id] = ()
         return sent
 
-    async def _send(self, to: Recipient, kind: str, ref: str, body: MessageBody, words: str) -> SentMessage:
+    async def _send(self, to: Recipient, kind: str, ref: str, body: payloads.MessageBody, words: str) -> SentMessage:
         """Free-form inside the window, else (or when the Cloud API says it closed) as the kind's template."""
         number = self._number(to)
         if self.window_open(to):
             try:
                 return await self._post(to, number, kind, ref, body, as_template=False)
-            except WindowClosed:
-                self._last_wrote.pop((number, phone_digits(to.phone)), None)
+            except cloud_errors.WindowClosed:
+                self._last_wrote.pop((number, payloads.phone_digits(to.phone)), None)
         template = self._template(kind)
         try:
-            return await self._post(to, number, kind, ref, template_body(to.phone, template, words), as_template=True)
-        except WindowClosed:  # a template is never refused for the window; say so if it is
+            return await self._post(to, number, kind, ref, payloads.template_body(to.phone, template, words),
+                                    as_template=True)
+        except cloud_errors.WindowClosed:  # a template is never refused for the window; say so if it is
             raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
                              retryable=False) from None
 
-    async def _post(self, to: Recipient, number: str, kind: str, ref: str, body: MessageBody, *,
+    async def _post(self, to: Recipient, number: str, kind: str, ref: str, body: payloads.MessageBody, *,
                     as_template: bool) -> SentMessage:
         if ref:
             body["biz_opaque_callback_data"] = ref
@@ -312,37 +293,37 @@ class CloudApiTransport:
         return SentMessage(message_id=message_id, timestamp=self._now())
 
     def _failure(self, response: httpx.Response, to: Recipient, number: str, kind: str) -> Exception:
-        code, detail = error_of(response)
+        code, detail = cloud_errors.error_of(response)
         log.warning("cloud_api_send_failed", to=mask_phone(to.phone), number=number, kind=kind or "text",
                     status=response.status_code, code=code, error=detail)
-        if code == WINDOW_CLOSED_CODE:
-            return WindowClosed()
-        if response.status_code == 429 or code in RATE_LIMIT_CODES:
-            pause = retry_after(response.headers.get("retry-after"))
+        if code == cloud_errors.WINDOW_CLOSED_CODE:
+            return cloud_errors.WindowClosed()
+        if response.status_code == 429 or code in cloud_errors.RATE_LIMIT_CODES:
+            pause = cloud_errors.retry_after(response.headers.get("retry-after"))
             if pause:
                 self._paused_until[number] = max(self._paused_until.get(number, 0.0), self._monotonic() + pause)
             return SendFailed(f"the Cloud API's rate limit for number {number!r} "
                               f"(code {code or response.status_code}): tried again later", retryable=True)
         state = self._states.report_error(number, response.status_code, code)
-        return refusal(response.status_code, code, detail, number, state)
+        return cloud_errors.refusal(response.status_code, code, detail, number, state)
 
     # ------------------------------------------------------------------ chatter
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """The Cloud API has no call to clear "typing…" (it clears when we answer), so ``typing=False`` does nothing."""
-        last = self._last_message.get(phone_digits(to.phone))
+        last = self._last_message.get(payloads.phone_digits(to.phone))
         if typing and self._options.typing and last:
-            await self._chatter(to, last[0], read_body(last[1], typing=True))
+            await self._chatter(to, last[0], payloads.read_body(last[1], typing=True))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         """Marking the newest read marks those before it too; through the number their last message came to."""
         ids = [mid for mid in message_ids if mid]
-        last = self._last_message.get(phone_digits(to.phone))
+        last = self._last_message.get(payloads.phone_digits(to.phone))
         number = last[0] if last else to.number or self._default
         if ids and number in self._ids:
-            await self._chatter(to, number, read_body(ids[-1]))
+            await self._chatter(to, number, payloads.read_body(ids[-1]))
 
-    async def _chatter(self, to: Recipient, number: str, body: ReadBody) -> None:
+    async def _chatter(self, to: Recipient, number: str, body: payloads.ReadBody) -> None:
         """Best effort, never raises, and skipped while the rate limit pauses the number's sends."""
         if self._pause_left(number) > 0:
             return

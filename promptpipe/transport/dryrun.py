@@ -1,6 +1,5 @@
 """Dry-run: nothing leaves the machine (a pilot without a phone). With ``PROMPTPIPE_DRYRUN_JOURNAL`` each send is a JSON
-line, flushed before it counts as sent; like a provider with idempotency keys it skips an outbox key it already has.
-"""
+line, flushed before it counts as sent; like a provider with idempotency keys it skips an outbox key it already has."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Several linked phones behind one Transport: a :class:`WhatsAppTransport` per number (``whatsapp:<name>``).
-neonize 0.5.2 must never connect a session twice in one process, so a number that comes back asks for a fresh process.
-"""
+neonize 0.5.2 must never connect a session twice in a process, so a number that comes back asks for a fresh one."""
 
 from __future__ import annotations
 

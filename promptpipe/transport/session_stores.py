@@ -1,6 +1,5 @@
 """Where each linked number's WhatsApp session is kept: a SQLite file per number (one service), or a PostgreSQL schema
-per number, so any lease holder opens the same session (several services).
-"""
+per number, so any lease holder opens the same session (several services)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ __all__ = ["postgres_session_dsn", "session_schema", "sqlite_session_path"]
 SCHEMA_PREFIX = "whatsapp_session_"
 LOOPBACK = frozenset({"", "localhost", "127.0.0.1", "::1"})
 KEPT_PARAMETERS = ("sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout")
-"""Of the service's URL, what lib/pq understands as a connection setting (anything else it would
-send to the server as a run-time parameter)."""
+"""What lib/pq takes from the service's URL as a connection setting (it sends anything else as a run-time parameter)."""
 LIB_PQ_SSL_MODES = frozenset({"disable", "require", "verify-ca", "verify-full"})
 
 

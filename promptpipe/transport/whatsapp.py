@@ -1,6 +1,5 @@
 """WhatsApp transport: neonize's asyncio client behind the Transport protocol. Every neonize call goes through
-``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client.
-"""
+``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client."""
 
 from __future__ import annotations
 
@@ -21,33 +20,11 @@ from neonize.utils.jid import JIDToNonAD, build_jid
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import mask_phone
-from promptpipe.transport._neonize_mapping import (
-    classify_send_error,
-    is_direct_message,
-    jid_for,
-    mask_lid,
-    needs_phone_lookup,
-    poll_vote_from_decrypted,
-    receipt_from,
-    redact_numbers,
-    sanitize_outgoing_text,
-    sender_jid,
-    sent_message_from,
-    to_inbound,
-    unreadable_from,
-)
+from promptpipe.transport import _neonize_mapping as mapping
+from promptpipe.transport import _whatsapp_support as support
 from promptpipe.transport._whatsapp_login import request_pair_code
 from promptpipe.transport._whatsapp_session import STOP_GRACE_S, EventHandler, SessionTiming, WhatsAppSession
-from promptpipe.transport._whatsapp_support import (
-    CHATTER_IN_FLIGHT,
-    SENDS_IN_FLIGHT,
-    CallsInFlight,
-    capture_library_output,
-    patch_decrypt_poll_vote,
-    raise_open_file_limit,
-    turn_bot_label_off,
-    use_executor_for_sessions,
-)
+from promptpipe.transport._whatsapp_support import capture_library_output, use_executor_for_sessions
 from promptpipe.transport.base import InboundHandler, InboundMessage, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
@@ -59,7 +36,7 @@ TYPING_TIMEOUT_S = 10.0
 GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands to whatsmeow at connect
 
 
-patch_decrypt_poll_vote()
+support.patch_decrypt_poll_vote()
 
 
 @dataclass(frozen=True)
@@ -112,9 +89,9 @@ class WhatsAppTransport:
         self._client: Any = None
         self._on_message: InboundHandler | None = None
         self._on_receipt: ReceiptHandler | None = None
-        self._handling = CallsInFlight()  # inbound messages being taken in
-        self._sends = asyncio.Semaphore(SENDS_IN_FLIGHT)
-        self._chatter = asyncio.Semaphore(CHATTER_IN_FLIGHT)
+        self._handling = support.CallsInFlight()  # inbound messages being taken in
+        self._sends = asyncio.Semaphore(support.SENDS_IN_FLIGHT)
+        self._chatter = asyncio.Semaphore(support.CHATTER_IN_FLIGHT)
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self.gave_up_reason or "not connected")
@@ -155,14 +132,14 @@ class WhatsAppTransport:
         if self._options.own_executor:
             use_executor_for_sessions(1)
         if not self._options.bot_label:
-            turn_bot_label_off(self._log)
+            support.turn_bot_label_off(self._log)
         # neonize hands this logger's level to whatsmeow at connect: its info lines are noise (and
         # some name numbers), so it logs warnings and worse unless PROMPTPIPE_DEBUG is on.
         debug = self._options.debug
         logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if debug else logging.WARNING)
         if self._options.capture_library_output:
             self._restore_output = [capture_library_output(self._log, self._options.log_format, debug=debug)]
-        before, after = raise_open_file_limit()
+        before, after = support.raise_open_file_limit()
         self._log.debug("open_file_limit", before=before, after=after)
         self._client = self._client_factory(self._session_db_path)
         self._register_handlers(self._client)
@@ -199,7 +176,7 @@ class WhatsAppTransport:
 
     async def _on_message_event(self, ev: Any, undecryptable: bool = False) -> None:
         """``undecryptable``: recorded as such, so the participant hears we could not read it."""
-        if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
+        if self._on_message is None or self._session.go_stopped or not mapping.is_direct_message(ev):
             return  # while stopping, whatsmeow may still hand over what it acknowledged: take it in
         with self._handling.track():
             msg = await (self._unreadable(ev) if undecryptable else self._readable(ev))
@@ -216,17 +193,17 @@ class WhatsAppTransport:
             poll_vote = await self._decrypt_vote(ev)
             if poll_vote is None:
                 return None
-        msg = to_inbound(ev, resolved_phone=await self._lookup_phone(ev), poll_vote=poll_vote)
+        msg = mapping.to_inbound(ev, resolved_phone=await self._lookup_phone(ev), poll_vote=poll_vote)
         if msg is None:
             self._log.debug("whatsapp_message_skipped", message_id=ev.Info.ID)
         else:
             self._log.info("whatsapp_message_received", message_id=ev.Info.ID,
                            kind="poll_vote" if msg.poll_vote else msg.content,
-                           sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid))
+                           sender=mask_phone(msg.sender_phone) or mapping.mask_lid(msg.sender_lid))
         return msg
 
     async def _unreadable(self, ev: Any) -> InboundMessage | None:
-        msg = unreadable_from(ev, resolved_phone=await self._lookup_phone(ev))
+        msg = mapping.unreadable_from(ev, resolved_phone=await self._lookup_phone(ev))
         self._log.warning("whatsapp_message_undecryptable", message_id=ev.Info.ID, unavailable=bool(ev.IsUnavailable),
                           recorded=msg is not None)
         return msg
@@ -234,7 +211,7 @@ class WhatsAppTransport:
     async def _on_receipt_event(self, ev: Any) -> None:
         if self._on_receipt is None or self._session.go_stopped:
             return
-        receipt = receipt_from(ev)
+        receipt = mapping.receipt_from(ev)
         if receipt is None:
             return
         self._log.debug("whatsapp_receipt", kind=receipt.kind, ids=len(receipt.message_ids))
@@ -247,21 +224,23 @@ class WhatsAppTransport:
         try:
             decrypted = await self._client.decrypt_poll_vote(ev)
         except Exception as exc:
-            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
+            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID,
+                              error=mapping.redact_numbers(str(exc)))
             return None
-        return poll_vote_from_decrypted(ev.Message.pollUpdateMessage.pollCreationMessageKey.ID, decrypted)
+        return mapping.poll_vote_from_decrypted(ev.Message.pollUpdateMessage.pollCreationMessageKey.ID, decrypted)
 
     async def _lookup_phone(self, ev: Any) -> str | None:
         """The LID→phone map's answer; only while connected (without the Go client the call aborts the process)."""
-        if not needs_phone_lookup(ev):
+        if not mapping.needs_phone_lookup(ev):
             return None
         async with self._session.using_client() as usable:
             if not usable:
                 return None
             try:
-                jid = await self._client.get_pn_from_lid(JIDToNonAD(sender_jid(ev)))
+                jid = await self._client.get_pn_from_lid(JIDToNonAD(mapping.sender_jid(ev)))
             except Exception as exc:
-                self._log.warning("whatsapp_lid_lookup_failed", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
+                self._log.warning("whatsapp_lid_lookup_failed", message_id=ev.Info.ID,
+                                  error=mapping.redact_numbers(str(exc)))
                 return None
             return jid.User or None
 
@@ -274,7 +253,7 @@ class WhatsAppTransport:
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         client = self._require_connected()
-        jid, body = build_jid(*jid_for(to)), sanitize_outgoing_text(text)
+        jid, body = build_jid(*mapping.jid_for(to)), mapping.sanitize_outgoing_text(text)
         return await self._send(to, "text", lambda: client.send_message(jid, body))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
@@ -282,7 +261,7 @@ class WhatsAppTransport:
         if not 2 <= len(options) <= 12:
             raise ValueError("a WhatsApp poll needs between 2 and 12 options")
         client = self._require_connected()
-        jid = build_jid(*jid_for(to))
+        jid = build_jid(*mapping.jid_for(to))
 
         async def build_and_send() -> Any:
             poll = await client.build_poll_vote_creation(question, list(options),
@@ -301,11 +280,11 @@ class WhatsAppTransport:
             raise SendFailed(f"WhatsApp send did not finish within {self._send_timeout_s:g} s", retryable=False,
                              ambiguous=True) from None
         except NeonizeError as exc:
-            error = classify_send_error(exc)
+            error = mapping.classify_send_error(exc)
             self._log.warning("whatsapp_send_failed", to=recipient, kind=kind,
                               retryable=getattr(error, "retryable", True), error=str(error))
             raise error from exc
-        sent = sent_message_from(resp)
+        sent = mapping.sent_message_from(resp)
         self._log.info("whatsapp_sent", to=recipient, kind=kind, message_id=sent.message_id)
         return sent
 
@@ -327,8 +306,8 @@ class WhatsAppTransport:
         if not self.connected or self._client is None or self._chatter.locked():
             return
         try:
-            jid = build_jid(*jid_for(to))
+            jid = build_jid(*mapping.jid_for(to))
             async with self._chatter:
                 await asyncio.wait_for(call(self._client, jid), timeout=TYPING_TIMEOUT_S)
         except Exception as exc:
-            self._log.debug(failed, to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+            self._log.debug(failed, to=mask_phone(to.phone), error=mapping.redact_numbers(str(exc)))
