@@ -24,8 +24,9 @@ EQUIVALENTS: dict[str, tuple[str, ...]] = {
 }
 """What else answers the "did you do it?" poll, as normalised text (README: typed answers)."""
 
-REACTION_ANSWERS = {sign: option for option, said in EQUIVALENTS.items() for sign in said if not sign.isascii()}
-"""A reaction on the "did you do it?" poll that counts like a typed answer (the equivalents that are signs)."""
+REACTION_ANSWERS: dict[str, str] = {"👍": DONE, "✅": DONE, "✔": DONE, "☑": DONE,
+                                    "👎": NOT_THIS_TIME, "❌": NOT_THIS_TIME, "✖": NOT_THIS_TIME}
+"""A reaction on the "did you do it?" poll that counts like a typed answer."""
 
 AMBIGUOUS_REPLY = ("Which question is that for? Please tap your answer on the poll, or type its words, "
                    "for example \"{first}\" or \"{second}\".")
