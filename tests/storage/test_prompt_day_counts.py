@@ -165,6 +165,23 @@ async def test_the_rollup_a_refill_makes_is_the_one_the_triggers_kept(db: Databa
     assert await db.run(refilled) == kept and kept
 
 
+async def test_a_refill_repairs_wrong_receipt_levels_and_counts_them_once(db: Database) -> None:
+    """The refill is the reference the tests and revision 0003 rebuild the rollup from: where the
+    stored receipt levels disagree with the receipts, it sets them right and counts each prompt once
+    (on PostgreSQL the level changes were counted again at commit, after the refill had counted them)."""
+    study = Study(db, seed=7)
+    for _ in PHONES[:2]:
+        await db.run(study.enroll)
+    for kind in ("prompt", "prompt", "send", "send", "receipt", "receipt", "vote") * 3:
+        await db.run(lambda session, kind=kind: STEPS[kind](study, session))  # type: ignore[misc]
+    right = await db.run(scanned)
+    assert sum(day.delivered for day in right) > 0
+    await db.run(lambda session: session.execute(update(_D).values(receipt_level=None)))
+    assert await db.run(rolled_up) != right  # the levels are wrong now, and the rollup follows them
+    await db.run(lambda session: rollup.refill(session.connection()))
+    assert await db.run(rolled_up) == right
+
+
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 async def test_a_turn_under_way_does_not_hold_its_days_counts_for_the_others(db: Database, database_url: str) -> None:
     """Every prompt of a day and arm adds to one row of the rollup. A turn that has written its
