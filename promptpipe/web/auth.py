@@ -42,6 +42,11 @@ def context(request: Request) -> WebContext:
     return ctx
 
 
+async def _context(request: Request) -> WebContext:
+    """:func:`context` as a dependency: FastAPI runs a plain function's in a worker thread, a hop per request."""
+    return context(request)
+
+
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -56,7 +61,7 @@ def _refuse_if_blocked(ctx: WebContext, address: str) -> None:
 async def _noted(ctx: WebContext, caller: Caller, address: str) -> Caller:
     """``caller`` from ``address``, their token's use noted (a failure to note it fails nothing)."""
     try:
-        await note_use(ctx.db, caller, ctx.clock.now())
+        await note_use(ctx.db, caller, ctx.clock.now(), ctx.uses_noted)
     except StorageError as exc:
         log.warning("token_use_not_noted", token=caller.name, error=str(exc))
     return replace(caller, address=address)
@@ -116,7 +121,7 @@ Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 """A route's caller, who has at least the viewer role (403 otherwise); Researcher and Admin likewise."""
 Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
-Context = Annotated[WebContext, Depends(context)]
+Context = Annotated[WebContext, Depends(_context)]
 
 # ------------------------------------------------------------------------------------ sessions
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from promptpipe.clock import Clock
@@ -26,6 +27,8 @@ class WebContext:
     failures: FailedAttempts = field(default_factory=FailedAttempts)
     system_prompts: dict[str, str] = field(default_factory=dict)
     """The system prompts as the model gets them (their hashes go into an export's study.json)."""
+    uses_noted: dict[int, datetime] = field(default_factory=dict)
+    """When this process last noted each token's use (:func:`promptpipe.web.identity.note_use`)."""
     session_key: bytes = b""
     """Signs dashboard session cookies; loaded from the database when the server starts."""
     pilots: PilotDesk | None = None

@@ -51,7 +51,20 @@ async def caller_by_id(db: Database, token_id: int, now: datetime) -> Caller | N
     return found if isinstance(found, Caller) else None
 
 
-async def note_use(db: Database, caller: Caller, now: datetime) -> None:
-    """Note the token's use (a write only when the last noted one is older than :data:`USE_NOTED_EVERY`)."""
-    if caller.last_used_at is None or now - caller.last_used_at >= USE_NOTED_EVERY:
+async def note_use(db: Database, caller: Caller, now: datetime, noted: dict[int, datetime] | None = None) -> None:
+    """Note the token's use (a write only when the last noted one is older than :data:`USE_NOTED_EVERY`). ``noted``:
+    this process's notes by token id, so that the requests arriving while one is written do not each write too (they
+    all read the old time; during a burst each write waits for the service's writer, and takes its lock from it)."""
+    notes = {} if noted is None else noted
+    last = max((at for at in (caller.last_used_at, notes.get(caller.token_id)) if at is not None), default=None)
+    if last is not None and now - last < USE_NOTED_EVERY:
+        return
+    notes[caller.token_id] = now
+    try:
         await db.run(lambda session: mark_used(session, caller.token_id, now=now, step=USE_NOTED_EVERY))
+    except BaseException:
+        if last is None:
+            notes.pop(caller.token_id, None)
+        else:
+            notes[caller.token_id] = last
+        raise
