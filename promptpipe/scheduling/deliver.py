@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.localtime import DailySpec, zone_or_utc
 from promptpipe.domain.states import ALARMED, Status
 from promptpipe.domain.timers import FIRES_LATE, RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
@@ -77,6 +77,9 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
 def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered,
                 study: Study) -> list[NewInput]:
     facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
+    # A burst's alarms share a few arms, specs, zones and instants: each answer worked out once per batch.
+    model_free = {arm: not study.prompts_need_model(arm) for arm in {found.arm for found in facts.values()}}
+    days: dict[tuple[DailySpec, str, datetime], date | None] = {}
     rows = []
     for alarm in alarms:
         pid, found, when = alarm.participant_id, facts.get(alarm.ref), {}
@@ -84,19 +87,26 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
             why = "schedule deleted"
         elif found.status not in ALARMED:
             why = f"participant {found.status}"
-        elif (day := found.schedule.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(found.timezone))) is None:
+        elif (day := _day_of_fire(days, found.schedule.spec(), found.timezone, alarm.scheduled_for)) is None:
             # the schedule or the zone changed after this alarm was set
             why, when = "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
         else:
             prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
-                                    due_at=alarm.scheduled_for.isoformat(),
-                                    model_free=not study.prompts_need_model(found.arm))
+                                    due_at=alarm.scheduled_for.isoformat(), model_free=model_free[found.arm])
             rows.append(as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
                                  status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
             continue
         result.dropped += 1
         log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=why, **when)
     return rows
+
+
+def _day_of_fire(days: dict[tuple[DailySpec, str, datetime], date | None], spec: DailySpec,
+                 zone: str, fired: datetime) -> date | None:
+    key = (spec, zone, fired)
+    if key not in days:
+        days[key] = spec.day_of_fire(fired, zone_or_utc(zone))
+    return days[key]
 
 
 def _timer_rows(db: Database, session: Session, alarms: list[Alarm], now: datetime,

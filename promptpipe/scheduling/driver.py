@@ -23,7 +23,7 @@ from promptpipe.scheduling import jobs, reconcile
 from promptpipe.scheduling.deliver import Delivered, deliver_alarms
 from promptpipe.scheduling.driven import AlarmExecutor, DrivenScheduler
 from promptpipe.scheduling.jobs import Alarm
-from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine, job_state
 from promptpipe.scheduling.reconcile import ReconcileReport, SyncReport, WantedJob
 from promptpipe.scheduling.requests import ChangeRequests
 from promptpipe.storage.db import Database
@@ -234,7 +234,7 @@ class AlarmClock:
         changes = reconcile.changes_for(plans, existing, self.clock.now(), self.grace_s)
         with self._job_batch():
             for job_id in changes.remove:
-                self.scheduler.remove_job(job_id)
+                self.store.remove_job(job_id)  # deferred: no error if there is none
             for want in changes.add:
                 self._add(want)
         if changes.add or changes.remove:
@@ -244,8 +244,7 @@ class AlarmClock:
     def _apply_timer_changes(self, changes: list[TimerChange]) -> None:
         with self._job_batch():
             for change in changes:
-                # deferred: no error if there is none
-                self.scheduler.remove_job(keys.timer_job(change.participant_id, change.kind))
+                self.store.remove_job(keys.timer_job(change.participant_id, change.kind))  # deferred: no error if none
                 if change.timer is not None:
                     self._add(reconcile.timer_job(change.participant_id, change.timer))
         self._wakeup()
@@ -265,10 +264,9 @@ class AlarmClock:
             self._quiet = False
 
     def _add(self, want: WantedJob) -> None:
-        """Add a job as every job of ours is: explicit grace, coalesced, one at a time, never replacing."""
-        self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
-                               misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
-                               next_run_time=want.first_run, replace_existing=False)
+        """Add a job as every job of ours is (explicit grace, coalesced, one at a time), inside a :meth:`_job_batch`: a
+        remove queued before it in the batch makes room, else the batch's commit fails on the id (never replacing)."""
+        self.store.add_state(job_state(want.id, want.func, want.kwargs, want.trigger, want.first_run, self.grace_s))
 
     def _wakeup(self) -> None:
         if not self._quiet:  # inside a batch: one wakeup at its end instead of one per job

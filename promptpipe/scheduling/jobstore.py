@@ -8,6 +8,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any
 
 from apscheduler.job import Job
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -22,7 +23,7 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.sqlite_engine import create_sqlite_engine
 from promptpipe.storage.urls import sync_url
 
-__all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine"]
+__all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine", "job_state"]
 
 
 def job_engine(db: Database) -> Engine:
@@ -31,6 +32,16 @@ def job_engine(db: Database) -> Engine:
     if db.is_sqlite:
         return create_sqlite_engine(db.url, own_transactions=False)
     return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
+
+
+def job_state(job_id: str, func_ref: str, kwargs: dict[str, Any], trigger: Any, next_run: datetime,
+              grace_s: int) -> dict[str, Any]:
+    """The state APScheduler's ``Job`` pickles for a job of ours (a module-level function by textual reference, no
+    arguments but ``kwargs``, coalesced, one instance), built directly: ``add_job`` validated each job and dispatched an
+    event, a third of arming a burst's 20,000 timer jobs. Tested against ``Job``'s own (test_job_store.py)."""
+    return {"version": 1, "id": job_id, "func": func_ref, "trigger": trigger, "executor": "default", "args": (),
+            "kwargs": kwargs, "name": func_ref.rpartition(":")[2], "misfire_grace_time": grace_s, "coalesce": True,
+            "max_instances": 1, "next_run_time": next_run}
 
 
 def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
@@ -88,12 +99,46 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def update_job(self, job: Job) -> None:
         self._write_or_queue("update", job, super().update_job)
 
+    def add_state(self, state: dict[str, Any]) -> None:
+        """Add a job given as its state (:func:`job_state`)."""
+        self._write_state("add", state)
+
+    def _write_state(self, op: str, state: dict[str, Any]) -> None:
+        write = (op, state["id"], datetime_to_utc_timestamp(state["next_run_time"]),
+                 pickle.dumps(state, self.pickle_protocol))
+        if self._queued is not None:
+            self._queued.append(write)
+            return
+        with self.engine.begin() as conn:
+            self._statements[op].many(conn, [{"job": write[1], "next_run": write[2], "state": write[3]}])
+
     def _write_or_queue(self, op: str, job: Job, write: Callable[[Job], None]) -> None:
         if self._queued is None:
             write(job)
         else:
             state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
             self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
+
+    def due_states(self, now: datetime) -> list[dict[str, Any]]:
+        """The due jobs' states (:func:`job_state`), soonest first, unpickled but not made ``Job``s: the pass needs no
+        more, and ``Job.__setstate__`` (a function looked up by name per job) was a third of a 10,000-job pass. A state
+        that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does."""
+        table, states, broken = self.jobs_t, [], []
+        with self.engine.begin() as conn:
+            for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
+                    table.c.next_run_time <= datetime_to_utc_timestamp(now)).order_by(table.c.next_run_time)):
+                try:
+                    states.append(pickle.loads(blob))
+                except Exception:
+                    self._logger.exception('Unable to restore job "%s" -- removing it', job_id)
+                    broken.append(job_id)
+            if broken:
+                conn.execute(delete(table).where(table.c.id.in_(broken)))
+        return states
+
+    def move_state(self, state: dict[str, Any], next_run: datetime) -> None:
+        """Store a job given as its state with its next run time moved."""
+        self._write_state("update", {**state, "next_run_time": next_run})
 
     def move_job(self, job: Job, next_run: datetime) -> None:
         """Store ``job`` with its next run time moved (``Job.modify`` would look it up again and wake the scheduler)."""

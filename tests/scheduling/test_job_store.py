@@ -3,6 +3,7 @@ kind of write, leaving the table as the writes made in their order would."""
 
 from __future__ import annotations
 
+import pickle
 from datetime import datetime, timedelta, timezone
 
 from apscheduler.job import Job
@@ -10,7 +11,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
 from sqlalchemy import event
 
-from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
+from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
+from promptpipe.scheduling import jobs
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine, job_state
+from promptpipe.scheduling.trigger import DailyPromptTrigger
 from promptpipe.storage.db import Database
 
 AT = datetime(2026, 1, 5, 13, tzinfo=timezone.utc)
@@ -58,3 +62,19 @@ async def test_a_passes_job_writes_go_one_statement_per_kind_and_end_as_their_or
     assert sorted(kept) == sorted(f"timer:{n}" for n in [0, *range(5, 29)])
     assert kept["timer:7"] == kept["timer:20"] == AT + timedelta(hours=3)
     assert kept["timer:0"] == AT + timedelta(hours=4) and kept["timer:27"] == AT + timedelta(hours=1)
+
+
+def test_a_job_built_as_its_state_is_the_job_apschedulers_add_job_makes() -> None:
+    """The alarm clock queues its jobs' pickled states directly (a burst arms 20,000 timer jobs): what it
+    stores must be what APScheduler's own ``add_job`` would have stored, for both kinds of job."""
+    scheduler = BackgroundScheduler(timezone=timezone.utc)  # not started: add_job only builds the job
+    daily = DailyPromptTrigger(DailySpec(kind=FIXED, habit_time=parse_hhmm("08:30"), prep_minutes=10), "Europe/Berlin")
+    for func, kwargs, trigger in (
+        (jobs.TIMER_REF, {"participant_id": "p1", "timer_id": 7}, DateTrigger(AT, timezone=timezone.utc)),
+        (jobs.DAILY_PROMPT_REF, {"participant_id": "p1", "schedule_id": "s1"}, daily),
+    ):
+        job = scheduler.add_job(func, trigger=trigger, id="job:p1", kwargs=kwargs, misfire_grace_time=3600,
+                                coalesce=True, max_instances=1, next_run_time=AT, replace_existing=False)
+        state = job_state("job:p1", func, kwargs, trigger, AT, 3600)
+        assert state == job.__getstate__()
+        assert pickle.loads(pickle.dumps(state)).keys() == job.__getstate__().keys()
