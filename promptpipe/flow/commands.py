@@ -3,6 +3,7 @@ not "I can't stop snacking"); the model answers only what was written while acti
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -36,8 +37,10 @@ CONVERSATION_WINDOW = timedelta(hours=2)
 """In a conversation this long after the coach's last answer or the day's prompt (and in intake or a questionnaire)."""
 
 
+@functools.lru_cache(maxsize=256)
 def read_command(text: str, *, in_intake: bool = False) -> Said | None:
-    """What this message is as a command, or None; in intake an escape phrase ("cancel") puts intake on hold instead."""
+    """What this message is as a command, or None; in intake an escape phrase ("cancel") puts intake on hold instead.
+    Remembered: a message is read as its input is stored and again in its turn (``Said`` is immutable)."""
     if in_intake and is_escape(text):
         return None
     words = spoken(text)

@@ -36,9 +36,11 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
         len(text) <= ANSWER_CHARS for text in texts.values()))
     state, newest_row = read_turn_state(session, participant_id, with_polls=may_answer_poll)
     state.quiet_hours = config.study.quiet_hours
-    # More than the window: the messages the summary has not covered yet are what it folds in.
+    # More than the window only when this turn folds into the summary (what it has not covered yet is folded in):
+    # otherwise the turn shows the window alone, and reading three windows was a tenth of the turn's database time.
+    fold_due = 0 < config.summary_every_turns <= state.turns_since_summary
     history = history_before(session, participant_id, min(message_ids, default=None),
-                             FOLD_SPAN * config.history_window, after_id=state.summary_through)
+                             (FOLD_SPAN if fold_due else 1) * config.history_window, after_id=state.summary_through)
     context = TurnContext(state, history, texts, events)
     pointed_at = [ref for event in events for ref in _pointed_at(event) if ref]
     context.quoted = messages_by_wa_id(session, participant_id, pointed_at)

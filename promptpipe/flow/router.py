@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -78,6 +79,8 @@ class ConversationFlow:
         self.sender: SendsAtOnce | None = None
         """The outbox, when it sends what a commit queued without waiting for its next claim."""
         self.turns = self.failures = 0
+        self._screen = functools.lru_cache(maxsize=256)(deps.config.safety.screen.match)
+        """The crisis screen, remembered: a message is screened as its input is stored and again in its turn."""
 
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         return load_context(session, participant_id, batch, self.deps.config, self.deps.clock.now())
@@ -87,10 +90,10 @@ class ConversationFlow:
 
     def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
         """Messages that must not wait for the model: a command, or crisis words the screen has not answered yet."""
-        texts, screen = message_words(session, rows), self.deps.config.safety.screen
+        texts = message_words(session, rows)
         words = {row.id: texts.get(row.message_id, "") for row in rows if row.message_id is not None}
         return {row.id for row in rows if (text := words.get(row.id)) and (
-            commands.as_command(text) or (row.payload.get("safety") != SCREENED and screen.match(text)))}
+            commands.as_command(text) or (row.payload.get("safety") != SCREENED and self._screen(text)))}
 
 
     async def decide(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> Outcome:
@@ -144,7 +147,7 @@ class ConversationFlow:
         state, study = context.state, self.deps.config.study
         said = [events.said_at(e) for e in context.events]
         state.said_at = max((at for at in said if at is not None), default=None)
-        screened = screen_outcome(self.deps.config.safety, context, batch)
+        screened = screen_outcome(self.deps.config.safety, context, batch, self._screen)
         if screened is not None:
             return screened
         plan = commands.plan_commands(

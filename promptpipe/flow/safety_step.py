@@ -4,7 +4,7 @@ result committed on its own first, so the safety message goes even while the mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from promptpipe.domain import keys
 from promptpipe.domain.messages import MessageKind
@@ -20,13 +20,16 @@ SCREENED = "flagged"
 """What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does not flag it twice)."""
 
 
-def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
-    """A flag and the safety message for each new message with a crisis phrase, whatever their status (None: none)."""
+def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow],
+                   match: Callable[[str], str | None] | None = None) -> Outcome | None:
+    """A flag and the safety message for each new message with a crisis phrase, whatever their status (None: none).
+    ``match``: the screen's, remembered (see :class:`~promptpipe.flow.router.ConversationFlow`)."""
+    match = match or safety.screen.match
     found: list[tuple[InboxRow, NewFlag]] = []
     for row, event in zip(batch, context.events, strict=True):
         if not isinstance(event, MessageReceived) or event.screened:
             continue
-        phrase = safety.screen.match(context.texts.get(row.id, ""))
+        phrase = match(context.texts.get(row.id, ""))
         if phrase is not None:
             found.append((row, NewFlag(source=FlagSource.SCREEN, severity=SCREEN_SEVERITY, trigger=phrase,
                                        message_id=row.message_id)))
