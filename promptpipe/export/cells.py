@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import String, type_coerce
+
 Stamp = str | None
 """A time as the files write it (ISO 8601 to the second, with its offset); None when it did not happen."""
-_NO_TIME: tuple[Stamp, Stamp] = (None, None)
+NO_TIME: tuple[Stamp, Stamp] = (None, None)
 Row = dict[str, object]
 
 
@@ -25,7 +26,7 @@ def utc_iso(value: datetime | None) -> str | None:
 
 def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
     if value is None:
-        return _NO_TIME
+        return NO_TIME
     return utc_iso(value), value.astimezone(zone).isoformat(timespec="seconds")
 
 
@@ -34,15 +35,68 @@ def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stam
     return {f"{name}_utc": utc, f"{name}_local": local}
 
 
-def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo]
-           ) -> Callable[[datetime | None, str], tuple[Stamp, Stamp]]:
-    """:func:`stamp` in the zone they were in then, cached for one chunk (many rows share a time)."""
-    cached = functools.cache(stamp)
+StoredTime = str | datetime
+"""A time column read without SQLAlchemy's type (:func:`stored_time`): SQLite's text, or the driver's datetime."""
 
-    def participant_stamp(value: datetime | None, participant_id: str) -> tuple[Stamp, Stamp]:
-        return cached(value, zone_at(participant_id, value))
+
+def stored_time(column: Any) -> Any:
+    """``column`` read as stored: SQLite's text is turned into a time only where needed (:func:`from_stored`)."""
+    return type_coerce(column, String())
+
+
+def from_stored(value: StoredTime | None) -> datetime | None:
+    """A :func:`stored_time` as :class:`~promptpipe.storage.models.UTCDateTime` reads it: aware, in UTC."""
+    if value is None:
+        return None
+    if value.__class__ is str:
+        value = datetime.fromisoformat(value)  # type: ignore[arg-type]
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo], moved: Container[str]
+           ) -> Callable[[StoredTime, str], tuple[Stamp, Stamp]]:
+    """:func:`stamp` of a stored time (never None) in the zone they were in then, cached for one chunk: many rows share
+    a time, and a time seen before is neither read nor formatted again."""
+    cache: dict[tuple[StoredTime, ZoneInfo], tuple[Stamp, Stamp]] = {}
+
+    def participant_stamp(stored: StoredTime, participant_id: str) -> tuple[Stamp, Stamp]:
+        zone = zone_at(participant_id, from_stored(stored) if participant_id in moved else None)
+        found = cache.get((stored, zone))
+        if found is None:
+            found = cache[(stored, zone)] = stamp(from_stored(stored), zone)
+        return found
 
     return participant_stamp
+
+
+def utc_stamps() -> Callable[[StoredTime | None], Stamp]:
+    """:func:`utc_iso` of a stored time, cached for one chunk."""
+    cache: dict[StoredTime | None, Stamp] = {None: None}
+
+    def utc_stamp(stored: StoredTime | None) -> Stamp:
+        found = cache.get(stored, _MISSING)
+        if found is _MISSING:
+            found = cache[stored] = utc_iso(from_stored(stored))
+        return found  # type: ignore[return-value]
+
+    return utc_stamp
+
+
+_MISSING = object()
+
+
+class Cells(dict[Any, Any]):
+    """``cell`` of each value, computed once (a dict look-up after that): for a chunk's columns of texts or None
+    (never values of types that compare equal: ``1`` and ``True`` are one key)."""
+
+    def __init__(self, cell: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.cell = cell
+
+    def __missing__(self, value: Any) -> Any:
+        found = self[value] = self.cell(value)
+        return found
 
 
 def as_dict(value: object) -> dict[str, object]:
