@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Container
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import String, type_coerce
 
+from promptpipe.storage.models import UTC_TEXT_LENGTH
+
 Stamp = str | None
 """A time as the files write it (ISO 8601 to the second, with its offset); None when it did not happen."""
 NO_TIME: tuple[Stamp, Stamp] = (None, None)
 Row = dict[str, object]
+UTC = ZoneInfo("UTC")
 
 
 def utc_iso(value: datetime | None) -> str | None:
@@ -49,25 +52,48 @@ def from_stored(value: StoredTime | None) -> datetime | None:
     if value is None:
         return None
     if value.__class__ is str:
+        if _sqlite_text(value):  # faster than replace(tzinfo=…) after reading
+            return datetime.fromisoformat(f"{value}+00:00")
         value = datetime.fromisoformat(value)  # type: ignore[arg-type]
     assert isinstance(value, datetime)
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
-def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo], moved: Container[str]
-           ) -> Callable[[StoredTime, str], tuple[Stamp, Stamp]]:
-    """:func:`stamp` of a stored time (never None) in the zone they were in then, cached for one chunk: many rows share
-    a time, and a time seen before is neither read nor formatted again."""
+def _sqlite_text(value: Any) -> bool:
+    """A UTC time as SQLite keeps it, ``2026-01-05 12:30:15.250000``."""
+    return len(value) == UTC_TEXT_LENGTH and value[10] == " " and value[19] == "."
+
+
+def stamps(people: Any) -> Callable[[StoredTime, str], tuple[Stamp, Stamp]]:
+    """:func:`stamp` of a stored time (never None) in the zone they were in then (``people``: a
+    :class:`~promptpipe.export.pseudonyms.People`), cached for one chunk: many rows share a time, and a time seen
+    before is neither read nor formatted again."""
     cache: dict[tuple[StoredTime, ZoneInfo], tuple[Stamp, Stamp]] = {}
+    zones, zone_at, moved = people.zones, people.zone_at, people.moved
 
     def participant_stamp(stored: StoredTime, participant_id: str) -> tuple[Stamp, Stamp]:
-        zone = zone_at(participant_id, from_stored(stored) if participant_id in moved else None)
+        moved_zone = participant_id in moved
+        zone = zone_at(participant_id, from_stored(stored)) if moved_zone else zones.get(participant_id, UTC)
         found = cache.get((stored, zone))
         if found is None:
-            found = cache[(stored, zone)] = stamp(from_stored(stored), zone)
+            found = cache[(stored, zone)] = _stamp_stored(stored, zone)
         return found
 
     return participant_stamp
+
+
+def _stamp_stored(stored: StoredTime, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
+    if stored.__class__ is str and _sqlite_text(stored):  # cut to the second first, as timespec="seconds" does
+        return f"{stored[:10]}T{stored[11:19]}+00:00", datetime.fromisoformat(
+            f"{stored[:19]}+00:00").astimezone(zone).isoformat()  # type: ignore[index]
+    return stamp(from_stored(stored), zone)
+
+
+def _utc_text(stored: StoredTime) -> str | None:
+    """:func:`utc_iso` of a stored time: cut from SQLite's text where it has the usual form."""
+    if stored.__class__ is str and _sqlite_text(stored):
+        return f"{stored[:10]}T{stored[11:19]}+00:00"  # type: ignore[index]
+    return utc_iso(from_stored(stored))
 
 
 def utc_stamps() -> Callable[[StoredTime | None], Stamp]:
@@ -77,7 +103,7 @@ def utc_stamps() -> Callable[[StoredTime | None], Stamp]:
     def utc_stamp(stored: StoredTime | None) -> Stamp:
         found = cache.get(stored, _MISSING)
         if found is _MISSING:
-            found = cache[stored] = utc_iso(from_stored(stored))
+            found = cache[stored] = _utc_text(stored)  # type: ignore[arg-type]  # None is cached
         return found  # type: ignore[return-value]
 
     return utc_stamp

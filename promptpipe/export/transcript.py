@@ -46,7 +46,7 @@ def message_csv(rows: Chunk, people: People, cell: Callable[[Any], Any]) -> list
     """A chunk's ``messages`` rows in ``MESSAGE_COLUMNS`` order; only cells that may hold text go through ``cell``."""
     receipts, cutoff, json_text = rows.receipts, rows.cutoff, rows.json_text
     scrub, scrub_value = people.scrub, people.scrub_value
-    stamp = stamps(people.zone_at, people.moved)
+    stamp = stamps(people)
     ids, words = Cells(cell), Cells(cell)
     plain = (cell(None), None, None, cell(None), cell(None))
     """The poll and vote cells of an empty payload."""
@@ -98,7 +98,7 @@ def delivery_chunk(after: int, ceiling: int, limit: int, cutoff: datetime) -> Ca
 def delivery_csv(rows: Chunk, people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
     """A chunk's ``deliveries`` rows in ``DELIVERY_COLUMNS`` order (as :func:`message_csv`)."""
     receipts, cutoff = rows.receipts, rows.cutoff
-    scrub, stamp = people.scrub, stamps(people.zone_at, people.moved)
+    scrub, stamp = people.scrub, stamps(people)
     ids, words, outcomes = Cells(cell), Cells(cell), Cells(cell)
     out = []
     for (did, pid, schedule_id, local_date, prompt_text, prompt_id, poll_id, sent_at, vote, vote_source, voted_at,
