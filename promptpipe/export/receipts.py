@@ -15,7 +15,7 @@ from promptpipe.storage.models import Message, Receipt, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status
 
-__all__ = ["NO_RECEIPTS", "Chunk", "ReceiptTimes", "delivery_receipts", "receipt_times", "stored_status"]
+__all__ = ["NO_RECEIPTS", "Chunk", "ReceiptTimes", "delivery_receipts", "driver_rows", "receipt_times", "stored_status"]
 
 _RECEIPT, _DELIVERY = table_of(Receipt), table_of(PromptDelivery)
 ReceiptTimes = tuple[StoredTime | None, StoredTime | None, StoredTime | None]
@@ -23,10 +23,21 @@ ReceiptTimes = tuple[StoredTime | None, StoredTime | None, StoredTime | None]
 NO_RECEIPTS: ReceiptTimes = (None, None, None)
 
 
+def driver_rows(conn: Connection, query: Any) -> list[Any]:
+    """The rows of ``query`` as the database driver hands them, without SQLAlchemy's per-value types (a fifth of the
+    reading): SQLite's times and JSON as text and its booleans as 0 or 1 (PostgreSQL's driver decodes all three)."""
+    result = conn.execute(query)
+    try:
+        return list(result.cursor.fetchall())
+    finally:
+        result.close()
+
+
 class Chunk(list[Any]):
     """A chunk's rows, with the receipts of each row (by its id) and the cut-off for ``not_delivered``. ``json_text``:
     JSON columns read as stored are text (SQLite) rather than values (the PostgreSQL driver decodes them).
-    ``reports``: each row's self-report cells (``decisions``), None when the study asks for none."""
+    ``reports``: each row's self-report cells (``decisions``), None when the study asks for none. Rows are tuples
+    (:func:`driver_rows`), the id first, except in ``decisions``."""
 
     def __init__(self, rows: Iterable[Any], receipts: dict[Any, ReceiptTimes], cutoff: datetime,
                  json_text: bool = False, reports: list[tuple[Any, ...]] | None = None) -> None:
@@ -57,7 +68,7 @@ def receipt_times(conn: Connection, key: Any, messages: Any, source: Any, *where
     query = (select(key, *_TIMES)
              .select_from(source.join(_RECEIPT, _RECEIPT.c.wa_message_id == messages.c.wa_message_id))
              .where(*where).group_by(key))
-    return {row[0]: (row[1], row[2], row[3]) for row in conn.execute(query)}
+    return {key: (delivered, read, played) for key, delivered, read, played in driver_rows(conn, query)}
 
 
 def delivery_receipts(conn: Connection, *where: Any) -> dict[Any, ReceiptTimes]:

@@ -3,9 +3,10 @@ time, the next day's after, so the question always follows the decision) and wha
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import and_, select
@@ -59,13 +60,17 @@ def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str,
     return days
 
 
-def self_reports(rows: Iterable[Any], days: dict[tuple[str, str], SelfReportDay],
+def self_reports(rows: Iterable[Any], columns: Sequence[str], days: dict[tuple[str, str], SelfReportDay],
                  report_at: time) -> list[tuple[str, str | None, str, str | None, datetime | None]]:
-    """Each decision row's self-report: the question's date, the answer, its status and reason, when it was answered."""
+    """Each decision row's self-report (rows: tuples of ``columns``): the question's date, the answer, its status and
+    reason, when it was answered."""
+    fields = itemgetter(*(columns.index(name) for name in
+                          ("participant_id", "local_date", "scheduled_for", "decided_at", "timezone")))
     found = []
     for row in rows:
-        when = outcome_date(row.local_date, from_stored(row.scheduled_for or row.decided_at), row.timezone, report_at)
-        day = days.get((row.participant_id, when)) or _NOT_ASKED
+        pid, local_date, scheduled_for, decided_at, zone = fields(row)
+        when = outcome_date(local_date, from_stored(scheduled_for or decided_at), zone, report_at)
+        day = days.get((pid, when)) or _NOT_ASKED
         found.append((when, day.answer, day.status, day.reason, day.answered_at))
     return found
 

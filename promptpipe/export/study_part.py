@@ -20,7 +20,7 @@ from promptpipe.domain.outcomes import Outcome, delivery_outcome
 from promptpipe.export.cells import Cells, Row, from_stored, stored_time, utc_iso, utc_stamps
 from promptpipe.export.codebook_study import DECISIONS
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.receipts import NO_RECEIPTS, Chunk, delivery_receipts, stored_status
+from promptpipe.export.receipts import NO_RECEIPTS, Chunk, delivery_receipts, driver_rows, stored_status
 from promptpipe.export.self_report import self_report_days, self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
@@ -184,11 +184,13 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
         .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
     )
 
+    columns = list(query.selected_columns.keys())
+
     def read(session: Session) -> Chunk:
         conn = session.connection()
-        rows = with_withdrawn_days(session, conn.execute(query), first, last)
+        rows = with_withdrawn_days(session, columns, driver_rows(conn, query), first, last)
         receipts = delivery_receipts(conn, pd.c.participant_id >= first, pd.c.participant_id <= last)
-        reports = (self_reports(rows, self_report_days(session, first, last), report_at)
+        reports = (self_reports(rows, columns, self_report_days(session, first, last), report_at)
                    if report_at is not None else None)
         return Chunk(rows, receipts, cutoff, reports=reports)
     return read

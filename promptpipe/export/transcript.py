@@ -15,7 +15,7 @@ from promptpipe.domain.outcomes import Outcome, delivery_outcome
 from promptpipe.export.cells import NO_TIME, Cells, as_list, stamps, stored_time
 from promptpipe.export.codebook_entries import DELIVERIES, MESSAGES
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.receipts import NO_RECEIPTS, Chunk, delivery_receipts, receipt_times, stored_status
+from promptpipe.export.receipts import NO_RECEIPTS, Chunk, delivery_receipts, driver_rows, receipt_times, stored_status
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 
@@ -36,8 +36,8 @@ def message_chunk(after: int, ceiling: int, limit: int, cutoff: datetime) -> Cal
 
     def read(session: Session) -> Chunk:
         conn = session.connection()
-        rows = conn.execute(query).all()
-        receipts = receipt_times(conn, m.c.id, m, m, m.c.id >= rows[0].id, m.c.id <= rows[-1].id) if rows else {}
+        rows = driver_rows(conn, query)
+        receipts = receipt_times(conn, m.c.id, m, m, m.c.id >= rows[0][0], m.c.id <= rows[-1][0]) if rows else {}
         return Chunk(rows, receipts, cutoff, json_text=conn.dialect.name == "sqlite")
     return read
 
@@ -89,8 +89,8 @@ def delivery_chunk(after: int, ceiling: int, limit: int, cutoff: datetime) -> Ca
 
     def read(session: Session) -> Chunk:
         conn = session.connection()
-        rows = conn.execute(query).all()
-        receipts = delivery_receipts(conn, d.c.id >= rows[0].id, d.c.id <= rows[-1].id) if rows else {}
+        rows = driver_rows(conn, query)
+        receipts = delivery_receipts(conn, d.c.id >= rows[0][0], d.c.id <= rows[-1][0]) if rows else {}
         return Chunk(rows, receipts, cutoff)
     return read
 

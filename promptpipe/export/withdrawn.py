@@ -11,7 +11,6 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.engine import Result
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
@@ -93,21 +92,23 @@ def withdrawn_day_counts(session: Session) -> dict[str, int]:
     return {pid: len(points) for pid, points in withdrawn_points(session).items()}
 
 
-def with_withdrawn_days(session: Session, result: Result[Any], first: str, last: str) -> list[Any]:
-    """The decisions query's rows, each withdrawn participant's derived points after their own, numbered on."""
-    rows = list(result.all())
+def with_withdrawn_days(session: Session, columns: Sequence[str], rows: list[Any], first: str,
+                        last: str) -> list[Any]:
+    """The decisions query's rows (tuples of ``columns``), each withdrawn participant's derived points after their own,
+    numbered on."""
     derived = withdrawn_points(session, first, last)
     if not derived:
         return rows
-    row_type = namedtuple("_DerivedRow", result.keys())  # type: ignore[misc]  # read like the query's rows
+    row_type = namedtuple("_DerivedRow", columns)  # type: ignore[misc]  # read like the query's rows
+    pid_at, index_at = columns.index("participant_id"), columns.index("decision_index")
     by_participant: dict[str, list[Any]] = {}
     for row in rows:
-        by_participant.setdefault(row.participant_id, []).append(row)
+        by_participant.setdefault(row[pid_at], []).append(row)
     merged: list[Any] = []
     for pid in sorted(by_participant.keys() | derived.keys()):
         own = by_participant.get(pid, [])
         merged += own
-        after = max((int(row.decision_index) for row in own), default=0)
+        after = max((int(row[index_at]) for row in own), default=0)
         merged += [_row(row_type, point, index) for index, point in enumerate(derived.get(pid, []), after + 1)]
     return merged
 

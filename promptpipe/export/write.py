@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.export.cells import FORMULA_STARTS, csv_cell
 from promptpipe.export.pseudonyms import People
+from promptpipe.export.receipts import Chunk
 from promptpipe.export.rows import _Table, participant_chunk
 from promptpipe.export.study_part import Protocol, decision_batch
 from promptpipe.export.transcript import delivery_chunk, message_chunk
@@ -131,7 +132,7 @@ def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
     def next_chunk(rows: list[Any] | None) -> _Read | None:
         if rows is None:
             return fetch(start)
-        return fetch(rows[-1].id) if len(rows) == chunk_size else None
+        return fetch(rows[-1][0] if isinstance(rows, Chunk) else rows[-1].id) if len(rows) == chunk_size else None
     return next_chunk
 
 
