@@ -47,7 +47,15 @@ _ENOUGH_DIGITS = re.compile(rf"(?:\D*+\d){{{_SHORTEST_PHONE}}}")
 """A text with fewer digits holds no phone number (a regex: a test per character was a fifth of formatting time;
 possessive, as giving back non-digits cannot make a digit match: without, a text with none took 1.8 µs, now 0.6)."""
 _SOME_DIGITS = re.compile(r"(?:\D*+\d){6}")
-"""Fewer digits than a participant's own number has in any spelling (:func:`_phone_spellings`)."""
+_ASCII_DIGITS = b"0123456789"
+
+
+def _some_digits(text: str) -> bool:
+    """At least the six digits a participant's own number has in any spelling (:func:`_phone_spellings`). An ASCII
+    text's digits are counted by deleting them from its bytes: a third of the regex's time."""
+    if text.isascii():
+        return len(text) - len(text.encode("ascii").translate(None, _ASCII_DIGITS)) >= 6
+    return _SOME_DIGITS.match(text) is not None
 
 
 def _region_of(phone: str) -> str:
@@ -97,7 +105,7 @@ class _Redactor:
 
     def __call__(self, text: str) -> str:
         # Loops rather than any()/all() over generators: this runs for every text of the export.
-        if _SOME_DIGITS.match(text):  # either kind of phone number has at least six digits
+        if _some_digits(text):  # either kind of phone number has at least six digits
             region, pattern, digits = self._phone or self._read_phone()
             if pattern is not None:
                 for digit in digits:  # every spelling has them: a text lacking one cannot hold the number

@@ -165,9 +165,8 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
                    report_at: time | None = None) -> Callable[[Session], Chunk]:
     """The decision points of ``first`` … ``last`` in time order, with their prompt's delivery and self-report."""
     d, pd, prompt = _DECISION, _DELIVERY, _MESSAGE.alias("prompt")
-    index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
-    query = (
-        select(d.c.participant_id, index.label("decision_index"), d.c.schedule_id, d.c.study_day, d.c.local_date,
+    query = (  # in decision_index order: the index is counted while formatting (a window function cost more)
+        select(d.c.participant_id, d.c.schedule_id, d.c.study_day, d.c.local_date,
                stored_time(d.c.scheduled_for).label("scheduled_for"), stored_time(d.c.decided_at).label("decided_at"),
                d.c.local_time, d.c.timezone, d.c.arm, d.c.available, d.c.unavailable_reason, d.c.action,
                d.c.probability, d.c.draw, d.c.seed_ref, d.c.protocol_hash, d.c.prompt_style, d.c.model,
@@ -208,23 +207,29 @@ def decision_csv(rows: Chunk, people: People, cell: Callable[[Any], Any]) -> lis
     yes, no = cell(True), cell(False)
     no_report = (cell(None), cell(None), cell(None), cell(None), None)
     reports = rows.reports if rows.reports is not None else [no_report] * len(rows)
-    out = []
-    for (pid, index, schedule_id, study_day, local_date, scheduled_for, decided_at, local_time, zone, arm, available,
+    out: list[tuple[Any, ...]] = []
+    last_pid, index = None, 0
+    for (pid, schedule_id, study_day, local_date, scheduled_for, decided_at, local_time, zone, arm, available,
          unavailable_reason, action, probability, draw, seed_ref, protocol_hash, prompt_style, model, prompt_hash,
          not_sent_reason, delivery_id, queued_at, prompt_sent_at, vote, vote_source, voted_at, replied_at, reminder_at,
          expected, withdrawn, erased), (report_date, report, report_status, report_reason, report_at) in zip(
             rows, reports, strict=True):
+        index = index + 1 if pid == last_pid else 1  # a participant's own points, then their derived ones
+        last_pid = pid
         if delivery_id is None:
             outcome: tuple[Any, ...] = _NO_PROMPT_CELLS
         else:
             sent = prompt_sent_at or queued_at
             delivered_at, read_at, _ = receipts.get(delivery_id, NO_RECEIPTS)
-            answers = [at for at in (from_stored(voted_at), from_stored(replied_at)) if at is not None]
-            first = min(answers) if answers else None
+            voted, replied = from_stored(voted_at), from_stored(replied_at)
+            if voted is not None and (replied is None or voted <= replied):
+                first, first_at = voted, voted_at  # the stored value too: its cell is cut from SQLite's text
+            else:
+                first, first_at = replied, replied_at
             status = stored_status(sent, delivered_at, read_at, expected, cutoff)
             outcome = (
                 delivery_id, 1, utc(sent), utc(delivered_at), utc(read_at), texts[vote], texts[vote_source],
-                utc(voted_at), utc(replied_at), utc(first),
+                utc(voted_at), utc(replied_at), utc(first_at),
                 None if first is None or sent is None else round((first - from_stored(sent)).total_seconds()),
                 outcomes[delivery_outcome(vote, replied_at, reminder_at,
                                           not_delivered=status == Outcome.NOT_DELIVERED)],

@@ -94,13 +94,13 @@ def withdrawn_day_counts(session: Session) -> dict[str, int]:
 
 def with_withdrawn_days(session: Session, columns: Sequence[str], rows: list[Any], first: str,
                         last: str) -> list[Any]:
-    """The decisions query's rows (tuples of ``columns``), each withdrawn participant's derived points after their own,
-    numbered on."""
+    """The decisions query's rows (tuples of ``columns``), each withdrawn participant's derived points after their own
+    (``decision_index`` numbers them on)."""
     derived = withdrawn_points(session, first, last)
     if not derived:
         return rows
     row_type = namedtuple("_DerivedRow", columns)  # type: ignore[misc]  # read like the query's rows
-    pid_at, index_at = columns.index("participant_id"), columns.index("decision_index")
+    pid_at = columns.index("participant_id")
     by_participant: dict[str, list[Any]] = {}
     for row in rows:
         by_participant.setdefault(row[pid_at], []).append(row)
@@ -108,15 +108,13 @@ def with_withdrawn_days(session: Session, columns: Sequence[str], rows: list[Any
     for pid in sorted(by_participant.keys() | derived.keys()):
         own = by_participant.get(pid, [])
         merged += own
-        after = max((int(row[index_at]) for row in own), default=0)
-        merged += [_row(row_type, point, index) for index, point in enumerate(derived.get(pid, []), after + 1)]
+        merged += [_row(row_type, point) for point in derived.get(pid, [])]
     return merged
 
 
-def _row(row_type: Any, point: WithdrawnPoint, index: int) -> Any:
+def _row(row_type: Any, point: WithdrawnPoint) -> Any:
     return row_type(**(dict.fromkeys(row_type._fields) | vars(point) | {
-        "decision_index": index, "available": False, "unavailable_reason": Unavailable.WITHDRAWN,
-        "action": NOT_DRAWN, "seed_ref": ""}))
+        "available": False, "unavailable_reason": Unavailable.WITHDRAWN, "action": NOT_DRAWN, "seed_ref": ""}))
 
 
 # ---------------------------------------------------------------- reading
