@@ -54,7 +54,7 @@ def from_stored(value: StoredTime | None) -> datetime | None:
     if value.__class__ is str:
         if _sqlite_text(value):  # faster than replace(tzinfo=…) after reading
             return datetime.fromisoformat(f"{value}+00:00")
-        value = datetime.fromisoformat(value)  # type: ignore[arg-type]
+        value = datetime.fromisoformat(value)
     assert isinstance(value, datetime)
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
@@ -85,14 +85,14 @@ def stamps(people: Any) -> Callable[[StoredTime, str], tuple[Stamp, Stamp]]:
 def _stamp_stored(stored: StoredTime, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
     if stored.__class__ is str and _sqlite_text(stored):  # cut to the second first, as timespec="seconds" does
         return f"{stored[:10]}T{stored[11:19]}+00:00", datetime.fromisoformat(
-            f"{stored[:19]}+00:00").astimezone(zone).isoformat()  # type: ignore[index]
+            f"{stored[:19]}+00:00").astimezone(zone).isoformat()
     return stamp(from_stored(stored), zone)
 
 
 def _utc_text(stored: StoredTime) -> str | None:
     """:func:`utc_iso` of a stored time: cut from SQLite's text where it has the usual form."""
     if stored.__class__ is str and _sqlite_text(stored):
-        return f"{stored[:10]}T{stored[11:19]}+00:00"  # type: ignore[index]
+        return f"{stored[:10]}T{stored[11:19]}+00:00"
     return utc_iso(from_stored(stored))
 
 

@@ -222,15 +222,17 @@ def decision_csv(rows: Chunk, people: People, cell: Callable[[Any], Any]) -> lis
             sent = prompt_sent_at or queued_at
             delivered_at, read_at, _ = receipts.get(delivery_id, NO_RECEIPTS)
             voted, replied = from_stored(voted_at), from_stored(replied_at)
+            first: datetime | None
             if voted is not None and (replied is None or voted <= replied):
                 first, first_at = voted, voted_at  # the stored value too: its cell is cut from SQLite's text
             else:
                 first, first_at = replied, replied_at
             status = stored_status(sent, delivered_at, read_at, expected, cutoff)
+            sent_time = None if first is None else from_stored(sent)
             outcome = (
                 delivery_id, 1, utc(sent), utc(delivered_at), utc(read_at), texts[vote], texts[vote_source],
                 utc(voted_at), utc(replied_at), utc(first_at),
-                None if first is None or sent is None else round((first - from_stored(sent)).total_seconds()),
+                None if first is None or sent_time is None else round((first - sent_time).total_seconds()),
                 outcomes[delivery_outcome(vote, replied_at, reminder_at,
                                           not_delivered=status == Outcome.NOT_DELIVERED)],
             )
