@@ -13,6 +13,7 @@ one export to CSV, as ``promptpipe-admin export`` runs it (the progress bar off)
 it took (its worker process's included) and the peak RSS.
 
 Run: cd /work/main && .venv/bin/python benchmarks/bench_export.py [--participants N] [--format csv|jsonl]
+On one core (issue 50's figure): taskset -c 0 .venv/bin/python benchmarks/bench_export.py
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import argparse
 import asyncio
 import hashlib
 import multiprocessing
+import os
 import random
 import resource
 import sys
@@ -251,7 +253,9 @@ async def main() -> None:
     for name, count in result.rows.items():
         print(f"  {name}.{args.format}: {count:,} rows, {sizes[f'{name}.{args.format}'] / 2**20:.2f} MB")
     print(f"  also: {', '.join(f'{p.name} ({sizes[p.name] / 1024:.0f} KB)' for p in result.companions)}")
-    print(f"CPU time of the export: {cpu:.2f} s (this process and the worker process it starts for the transcript)")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"CPU time of the export: {cpu:.2f} s (this process and the worker process it starts for the transcript "
+          f"where it may use two cores; this run may use {cores})")
     print(f"peak RSS: {rss_before:.0f} MB before the export, {peak_rss_mb():.0f} MB after; "
           f"largest child process (the seeding or the export's worker) {children_rss:.0f} MB")
 

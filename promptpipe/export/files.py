@@ -26,7 +26,7 @@ from promptpipe.errors import AdminError
 from promptpipe.export import codebook, study_part
 from promptpipe.export.cells import Row
 from promptpipe.export.items import ITEM_COLUMNS, ITEMS_CSV, items_csv, multiple_choice_items
-from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
+from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split, worker_rows
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import IDENTIFIER_TABLE, IDENTIFIERS, TABLES, _Table, participants_table
 from promptpipe.export.temps import remove_stale_temps, temp_name
@@ -42,8 +42,6 @@ CHUNK_ROWS = 2_000
 RECEIPT_WINDOW = timedelta(hours=12)
 """The DELIVERY_RECEIPT_WINDOW default."""
 PROGRESS_THRESHOLD = 5_000
-WORKER_ROWS = 20_000
-"""A file this large is written by a process of its own (:mod:`.worker`): starting one costs a second of imports."""
 COMPANIONS = (study_part.STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD, ITEMS_CSV)
 
 
@@ -150,7 +148,9 @@ class ExportOptions:
     receipt_window: timedelta = RECEIPT_WINDOW
     model: str | None = None
     system_prompts: Mapping[str, str] | None = None
-    worker_rows: int = WORKER_ROWS
+    worker_rows: int | None = None
+    """A file with this many rows is written by a worker process (:mod:`.worker`); None: 20,000 where a second core
+    may run it, else never."""
 
 
 async def export_study(db: Database, out_dir: str | os.PathLike[str],
@@ -167,12 +167,14 @@ async def export_study(db: Database, out_dir: str | os.PathLike[str],
     spare: list[Worker] = []
     try:
         # A worker likely to be needed starts now: it imports while the plan is read.
-        if offloading(db) and await db.run(lambda session: may_offload(session, options.worker_rows)):
+        rows = worker_rows(options.worker_rows)
+        if rows is not None and offloading(db, rows) and await db.run(lambda session: may_offload(session, rows)):
             spare.append(await Worker.spawn())
         plan = await db.run(lambda session: _plan(session, options.chunk_size))
         tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)
         tables = (*tables, IDENTIFIER_TABLE) if options.include_identifiers else tables
-        written = await _write_tables(db, out, tables, plan, _Run(options, now - options.receipt_window, temps, spare))
+        written = await _write_tables(db, out, tables, plan,
+                                      _Run(options, now - options.receipt_window, temps, spare, rows))
         _write_companions(out, tables, temps,
                           study_part.study_document(plan.protocol, model=options.model,
                                                     system_prompts=options.system_prompts, exported_at=now),
@@ -201,6 +203,7 @@ class _Run:
     temps: dict[str, Path]
     spare: list[Worker]
     """A worker process started early, if any."""
+    worker_rows: int | None
 
 
 def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
@@ -218,7 +221,7 @@ async def _write_tables(db: Database, out: Path, tables: Sequence[_Table], plan:
         with _progress_bar(sum(plan.counts[t.name] for t in tables), options.progress,
                            options.progress_threshold) as bar:
             tails: dict[str, tuple[_Table, int]] = {}
-            for table in offloaded(db, tables, plan, options.worker_rows):  # started first: they import meanwhile
+            for table in offloaded(db, tables, plan, run.worker_rows):  # started first: they import meanwhile
                 temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
                 last = await db.run(partial(split, table=table, plan=plan))
                 tails[table.name] = (table, last)

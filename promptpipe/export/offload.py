@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pickle
 import sys
 from collections.abc import Sequence
@@ -24,9 +25,22 @@ OWN_SHARE = 6
 """This process writes a worker's file's last 1/OWN_SHARE, lest the worker's second of imports make it finish last."""
 
 
-def offloading(db: Database) -> bool:
-    """Another process can read this database (not one in memory)."""
-    return not (db.is_sqlite and db.sqlite_path is None)
+WORKER_ROWS = 20_000
+"""A file this large is written by a process of its own: starting one costs half a second of imports."""
+
+
+def worker_rows(given: int | None) -> int | None:
+    """The rows from which a worker writes a file (None: never): ``given``, else :data:`WORKER_ROWS` when this
+    process may run on two cores (on one, the worker's imports would only add to the export's time)."""
+    if given is not None:
+        return given
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return WORKER_ROWS if cores > 1 else None
+
+
+def offloading(db: Database, rows: int | None) -> bool:
+    """A worker may be used: one was not ruled out and another process can read this database (not one in memory)."""
+    return rows is not None and not (db.is_sqlite and db.sqlite_path is None)
 
 
 def may_offload(session: Session, worker_rows: int) -> bool:
@@ -43,10 +57,10 @@ def split(session: Session, table: _Table, plan: _Plan) -> int:
     return ceiling if last is None else int(last)
 
 
-def offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, worker_rows: int) -> list[_Table]:
-    if not offloading(db):
+def offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, rows: int | None) -> list[_Table]:
+    if rows is None or not offloading(db, rows):
         return []
-    return [t for t in tables if t.name in WORKER_TABLES and plan.counts[t.name] >= worker_rows]
+    return [t for t in tables if t.name in WORKER_TABLES and plan.counts[t.name] >= rows]
 
 
 class Worker:

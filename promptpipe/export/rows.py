@@ -158,8 +158,9 @@ class _Table:
     model: Any
     columns: Sequence[str]
     build: Callable[[Any, People], Mapping[str, object]] | None = None
-    chunk_rows: Callable[[Sequence[Any], People, Callable[[Any], Any]], list[tuple[Any, ...]]] | None = None
-    """Instead of ``build`` (the large files): a chunk's rows in column order, text through the cell function."""
+    chunk_rows: Callable[[Any, People, Callable[[Any], Any]], list[tuple[Any, ...]]] | None = None
+    """Instead of ``build`` (the large files): a chunk's rows (a :class:`.receipts.Chunk`) in column order, text through
+    the cell function."""
 
 
 TABLES: tuple[_Table, ...] = (

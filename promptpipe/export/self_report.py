@@ -3,22 +3,23 @@ time, the next day's after, so the question always follows the decision) and wha
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from types import SimpleNamespace
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.export.cells import from_stored
 from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus
 from promptpipe.storage.models import table_of
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = ["SelfReportDay", "outcome_date", "self_report_days", "with_self_reports"]
+__all__ = ["SelfReportDay", "outcome_date", "self_report_days", "self_reports"]
 
 
 STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",
@@ -59,17 +60,19 @@ def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str,
     return days
 
 
-def with_self_reports(rows: Iterable[Any], days: dict[tuple[str, str], SelfReportDay],
-                      report_at: time | None) -> list[Any]:
-    if report_at is None:
-        empty = dict.fromkeys(("self_report_date", "self_report", "self_report_status", "self_report_reason",
-                               "self_report_at"))
-        return [SimpleNamespace(**row._mapping, **empty) for row in rows]
+def self_reports(rows: Iterable[Any], columns: Sequence[str], days: dict[tuple[str, str], SelfReportDay],
+                 report_at: time) -> list[tuple[str, str | None, str, str | None, datetime | None]]:
+    """Each decision row's self-report (rows: tuples of ``columns``): the question's date, the answer, its status and
+    reason, when it was answered."""
+    fields = itemgetter(*(columns.index(name) for name in
+                          ("participant_id", "local_date", "scheduled_for", "decided_at", "timezone")))
     found = []
     for row in rows:
-        when = outcome_date(row.local_date, row.scheduled_for or row.decided_at, row.timezone, report_at)
-        day = days.get((row.participant_id, when)) or SelfReportDay("not_asked", EndReason.NOT_PLANNED, None, None)
-        found.append(SimpleNamespace(**row._mapping, self_report_date=when, self_report=day.answer,
-                                     self_report_status=day.status, self_report_reason=day.reason,
-                                     self_report_at=day.answered_at))
+        pid, local_date, scheduled_for, decided_at, zone = fields(row)
+        when = outcome_date(local_date, from_stored(scheduled_for or decided_at), zone, report_at)
+        day = days.get((pid, when)) or _NOT_ASKED
+        found.append((when, day.answer, day.status, day.reason, day.answered_at))
     return found
+
+
+_NOT_ASKED = SelfReportDay("not_asked", EndReason.NOT_PLANNED, None, None)

@@ -3,7 +3,6 @@ columns, and ``study.json``. Outcomes are coded exactly as ``deliveries`` codes 
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -13,26 +12,26 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, func, literal, select, type_coerce
+from sqlalchemy import and_, func, select, type_coerce
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
-from promptpipe.export.cells import Row, utc_iso
+from promptpipe.export.cells import Cells, Row, from_stored, stored_time, utc_iso, utc_stamps
 from promptpipe.export.codebook_study import DECISIONS
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.self_report import self_report_days, with_self_reports
+from promptpipe.export.receipts import NO_RECEIPTS, Chunk, delivery_receipts, driver_rows, stored_status
+from promptpipe.export.self_report import self_report_days, self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.study.rules.protocol import DECISION_ACTIONS, Study
 from promptpipe.study.rules.summary import study_as_dict
 from promptpipe.study.store.protocol import ProtocolVersion, protocol_history, study_in_force
 from promptpipe.study.store.tables import Decision
 
 __all__ = ["DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
-           "decision_batches", "decision_csv", "delivery_receipt_columns", "is_study_json", "read_protocol",
+           "decision_batches", "decision_csv", "is_study_json", "read_protocol",
            "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at"]
 
 STUDY_JSON = "study.json"
@@ -82,9 +81,11 @@ def _software_version() -> str | None:
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
                    exported_at: datetime) -> Row:
     """``study.json``: the protocol in force, its versions, and what ran the study."""
-    # Imported here: the flow brings in the model client, which an export worker need not load.
-    from promptpipe.flow.decisions import prompt_hash
+    hashes: dict[str, str] = {}
+    if system_prompts:  # imported only then: the flow brings in the model client (0.6 s of the export's CPU)
+        from promptpipe.flow.decisions import prompt_hash
 
+        hashes = {name: prompt_hash(text) for name, text in system_prompts.items()}
     current = protocol.history[-1] if protocol.history else None
     in_force = current if current is not None and current.hash else None
     as_run = study_as_dict(protocol.study) if protocol.study is not None else None
@@ -95,7 +96,7 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
         "exported_at": utc_iso(exported_at),
         "software": {"name": "promptpipe", "version": _software_version()},
         "model": model,
-        "system_prompt_hashes": {name: prompt_hash(text) for name, text in (system_prompts or {}).items()},
+        "system_prompt_hashes": hashes,
         "study_file": as_run,
         "hash": in_force.hash if in_force is not None else None,
         "study_file_text": in_force.contents if in_force is not None else None,
@@ -152,16 +153,6 @@ def decision_batches(session: Session, ceiling: int, limit: int) -> list[tuple[s
     return batches
 
 
-def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
-    """WhatsApp's receipts for a delivery's prompt and poll, whether they are expected, and the cut-off."""
-    m = _MESSAGE
-    ids = select(m.c.wa_message_id).where(
-        m.c.id.in_([delivery.c.prompt_message_id, delivery.c.poll_message_id])).correlate(delivery)
-    expected = select(m.c.receipts_expected).where(m.c.id == delivery.c.prompt_message_id).scalar_subquery()
-    return [*receipt_columns(lambda r: r.c.wa_message_id.in_(ids.scalar_subquery())),
-            expected.label("receipts_expected"), literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
-
-
 def withdrawn_at(participant_id: Any) -> Any:
     """The consent ledger's withdrawn event, else their erasure (it ends the study too); None if neither."""
     def last(event: ConsentKind) -> Any:
@@ -171,70 +162,87 @@ def withdrawn_at(participant_id: Any) -> Any:
 
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
-                   report_at: time | None = None) -> Callable[[Session], list[Any]]:
+                   report_at: time | None = None) -> Callable[[Session], Chunk]:
     """The decision points of ``first`` … ``last`` in time order, with their prompt's delivery and self-report."""
-    d, pd, m = _DECISION, _DELIVERY, _MESSAGE
-    index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
-    prompt_sent_at = type_coerce(select(m.c.sent_at).where(m.c.id == pd.c.prompt_message_id).scalar_subquery(),
-                                 UTCDateTime())
-    query = (
-        select(d.c.participant_id, index.label("decision_index"), d.c.schedule_id, d.c.study_day, d.c.local_date,
-               d.c.scheduled_for, d.c.decided_at, d.c.local_time, d.c.timezone, d.c.arm, d.c.available,
-               d.c.unavailable_reason, d.c.action, d.c.probability, d.c.draw, d.c.seed_ref, d.c.protocol_hash,
-               d.c.prompt_style, d.c.model, d.c.system_prompt_hash, d.c.not_sent_reason,
-               pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
-               prompt_sent_at.label("prompt_sent_at"), pd.c.vote, pd.c.vote_source, pd.c.voted_at, pd.c.replied_at,
-               pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff),
-               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at)
+    d, pd, prompt = _DECISION, _DELIVERY, _MESSAGE.alias("prompt")
+    query = (  # in decision_index order: the index is counted while formatting (a window function cost more)
+        select(d.c.participant_id, d.c.schedule_id, d.c.study_day, d.c.local_date,
+               stored_time(d.c.scheduled_for).label("scheduled_for"), stored_time(d.c.decided_at).label("decided_at"),
+               d.c.local_time, d.c.timezone, d.c.arm, d.c.available, d.c.unavailable_reason, d.c.action,
+               d.c.probability, d.c.draw, d.c.seed_ref, d.c.protocol_hash, d.c.prompt_style, d.c.model,
+               d.c.system_prompt_hash, d.c.not_sent_reason, pd.c.id.label("delivery_id"),
+               stored_time(pd.c.sent_at).label("queued_at"), stored_time(prompt.c.sent_at).label("prompt_sent_at"),
+               pd.c.vote, pd.c.vote_source, stored_time(pd.c.voted_at).label("voted_at"),
+               stored_time(pd.c.replied_at).label("replied_at"), stored_time(pd.c.reminder_at).label("reminder_at"),
+               prompt.c.receipts_expected, stored_time(withdrawn_at(d.c.participant_id)).label("withdrawn_at"),
+               stored_time(_PARTICIPANT.c.erased_at).label("erased_at"))
         .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id))
+                     .outerjoin(prompt, prompt.c.id == pd.c.prompt_message_id)
                      .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id))
         .where(d.c.participant_id >= first, d.c.participant_id <= last, d.c.id <= ceiling)
         .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
     )
 
-    def read(session: Session) -> list[Any]:
-        rows = with_withdrawn_days(session, session.connection().execute(query), first, last)
-        days = self_report_days(session, first, last) if report_at is not None else {}
-        return with_self_reports(rows, days, report_at)
-    return read
+    columns = list(query.selected_columns.keys())
 
+    def read(session: Session) -> Chunk:
+        conn = session.connection()
+        rows = with_withdrawn_days(session, columns, driver_rows(conn, query), first, last)
+        receipts = delivery_receipts(conn, pd.c.participant_id >= first, pd.c.participant_id <= last)
+        reports = (self_reports(rows, columns, self_report_days(session, first, last), report_at)
+                   if report_at is not None else None)
+        return Chunk(rows, receipts, cutoff, reports=reports)
+    return read
 
 
 _OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
 _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
-def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order (as :func:`.transcript.message_csv`)."""
-    utc = functools.cache(utc_iso)
-    out = []
-    for row in rows:
-        available, probability, action = bool(row.available), row.probability, row.action
-        if row.delivery_id is None:
+def decision_csv(rows: Chunk, people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order (as :func:`.transcript.message_csv`; numbers and
+    times never need ``cell``)."""
+    utc, texts, outcomes = utc_stamps(), Cells(cell), Cells(cell)
+    receipts, cutoff = rows.receipts, rows.cutoff
+    yes, no = cell(True), cell(False)
+    no_report = (cell(None), cell(None), cell(None), cell(None), None)
+    reports = rows.reports if rows.reports is not None else [no_report] * len(rows)
+    out: list[tuple[Any, ...]] = []
+    last_pid, index = None, 0
+    for (pid, schedule_id, study_day, local_date, scheduled_for, decided_at, local_time, zone, arm, available,
+         unavailable_reason, action, probability, draw, seed_ref, protocol_hash, prompt_style, model, prompt_hash,
+         not_sent_reason, delivery_id, queued_at, prompt_sent_at, vote, vote_source, voted_at, replied_at, reminder_at,
+         expected, withdrawn, erased), (report_date, report, report_status, report_reason, report_at) in zip(
+            rows, reports, strict=True):
+        index = index + 1 if pid == last_pid else 1  # a participant's own points, then their derived ones
+        last_pid = pid
+        if delivery_id is None:
             outcome: tuple[Any, ...] = _NO_PROMPT_CELLS
         else:
-            sent = row.prompt_sent_at or row.queued_at
-            voted_at, replied_at = row.voted_at, row.replied_at
-            first = min((at for at in (voted_at, replied_at) if at is not None), default=None)
-            status = delivery_status(sent, row.delivered_at, row.read_at,
-                                     receipts_expected=bool(row.receipts_expected), cutoff=row.receipt_cutoff)
+            sent = prompt_sent_at or queued_at
+            delivered_at, read_at, _ = receipts.get(delivery_id, NO_RECEIPTS)
+            voted, replied = from_stored(voted_at), from_stored(replied_at)
+            first: datetime | None
+            if voted is not None and (replied is None or voted <= replied):
+                first, first_at = voted, voted_at  # the stored value too: its cell is cut from SQLite's text
+            else:
+                first, first_at = replied, replied_at
+            status = stored_status(sent, delivered_at, read_at, expected, cutoff)
+            sent_time = None if first is None else from_stored(sent)
             outcome = (
-                cell(row.delivery_id), 1, utc(sent), utc(row.delivered_at), utc(row.read_at), cell(row.vote),
-                cell(row.vote_source), utc(voted_at), utc(replied_at), utc(first),
-                None if first is None or sent is None else round((first - sent).total_seconds()),
-                cell(delivery_outcome(row.vote, replied_at, row.reminder_at,
-                                      not_delivered=status == Outcome.NOT_DELIVERED)),
+                delivery_id, 1, utc(sent), utc(delivered_at), utc(read_at), texts[vote], texts[vote_source],
+                utc(voted_at), utc(replied_at), utc(first_at),
+                None if first is None or sent_time is None else round((first - sent_time).total_seconds()),
+                outcomes[delivery_outcome(vote, replied_at, reminder_at,
+                                          not_delivered=status == Outcome.NOT_DELIVERED)],
             )
         out.append((
-            cell(row.participant_id), cell(row.decision_index), cell(row.schedule_id), cell(row.study_day),
-            cell(row.local_date), utc(row.scheduled_for), utc(row.decided_at), cell(row.local_time),
-            cell(row.timezone), cell(row.arm), cell(available), cell(row.unavailable_reason),
-            cell(action), cell(TREATMENT.get(action) if available and probability is not None else None),
-            cell(probability), cell(row.draw), cell(row.seed_ref or None), cell(row.protocol_hash),
-            cell(row.prompt_style), cell(row.model), cell(row.system_prompt_hash), cell(row.not_sent_reason),
-            *outcome,
-            cell(row.self_report_date), cell(row.self_report), cell(row.self_report_status),
-            cell(row.self_report_reason), utc(row.self_report_at), utc(row.withdrawn_at), utc(row.erased_at),
+            texts[pid], index, texts[schedule_id], study_day, texts[local_date], utc(scheduled_for), utc(decided_at),
+            texts[local_time], texts[zone], texts[arm], yes if available else no, texts[unavailable_reason],
+            texts[action], TREATMENT.get(action) if available and probability is not None else None,
+            probability, draw, cell(seed_ref or None), texts[protocol_hash], texts[prompt_style], texts[model],
+            texts[prompt_hash], texts[not_sent_reason], *outcome, texts[report_date], texts[report],
+            texts[report_status], texts[report_reason], utc(report_at), utc(withdrawn), utc(erased),
         ))
     return out
 

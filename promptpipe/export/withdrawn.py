@@ -4,14 +4,13 @@ withdrawal would have had (one per day without a schedule), unavailable with rea
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import namedtuple
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.engine import Result
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
@@ -93,37 +92,29 @@ def withdrawn_day_counts(session: Session) -> dict[str, int]:
     return {pid: len(points) for pid, points in withdrawn_points(session).items()}
 
 
-class _DerivedRow(SimpleNamespace):
-    """A derived point read like a row of the decisions query: by attribute, or as ``_mapping``."""
-
-    @property
-    def _mapping(self) -> dict[str, object]:
-        return vars(self)
-
-
-def with_withdrawn_days(session: Session, result: Result[Any], first: str, last: str) -> list[Any]:
-    """The decisions query's rows, each withdrawn participant's derived points after their own, numbered on."""
-    columns = list(result.keys())
-    rows = list(result.all())
+def with_withdrawn_days(session: Session, columns: Sequence[str], rows: list[Any], first: str,
+                        last: str) -> list[Any]:
+    """The decisions query's rows (tuples of ``columns``), each withdrawn participant's derived points after their own
+    (``decision_index`` numbers them on)."""
     derived = withdrawn_points(session, first, last)
     if not derived:
         return rows
+    row_type = namedtuple("_DerivedRow", columns)  # type: ignore[misc]  # read like the query's rows
+    pid_at = columns.index("participant_id")
     by_participant: dict[str, list[Any]] = {}
     for row in rows:
-        by_participant.setdefault(row.participant_id, []).append(row)
+        by_participant.setdefault(row[pid_at], []).append(row)
     merged: list[Any] = []
     for pid in sorted(by_participant.keys() | derived.keys()):
         own = by_participant.get(pid, [])
         merged += own
-        after = max((int(row.decision_index) for row in own), default=0)
-        merged += [_row(columns, point, index) for index, point in enumerate(derived.get(pid, []), after + 1)]
+        merged += [_row(row_type, point) for point in derived.get(pid, [])]
     return merged
 
 
-def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedRow:
-    return _DerivedRow(**(dict.fromkeys(columns) | vars(point) | {
-        "decision_index": index, "available": False, "unavailable_reason": Unavailable.WITHDRAWN,
-        "action": NOT_DRAWN, "seed_ref": ""}))
+def _row(row_type: Any, point: WithdrawnPoint) -> Any:
+    return row_type(**(dict.fromkeys(row_type._fields) | vars(point) | {
+        "available": False, "unavailable_reason": Unavailable.WITHDRAWN, "action": NOT_DRAWN, "seed_ref": ""}))
 
 
 # ---------------------------------------------------------------- reading

@@ -13,16 +13,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import literal, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.export.cells import FORMULA_STARTS, csv_cell
 from promptpipe.export.pseudonyms import People
+from promptpipe.export.receipts import Chunk
 from promptpipe.export.rows import _Table, participant_chunk
-from promptpipe.export.study_part import Protocol, decision_batch, delivery_receipt_columns
-from promptpipe.storage.models import Message, Participant, UTCDateTime, table_of
+from promptpipe.export.study_part import Protocol, decision_batch
+from promptpipe.export.transcript import delivery_chunk, message_chunk
+from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.receipts import receipt_columns
 from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 
@@ -38,19 +39,17 @@ class _Plan:
 
 
 def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
+    if model is Message:
+        return message_chunk(after, ceiling, limit, cutoff)
+    if model is PromptDelivery:
+        return delivery_chunk(after, ceiling, limit, cutoff)
     t = table_of(model)
-    query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
+    query = select(t, *_joined_columns(model, t)).where(t.c.id > after, t.c.id <= ceiling)
     query = query.order_by(t.c.id).limit(limit)
     return lambda session: list(session.execute(query))
 
 
-def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
-    """What WhatsApp reported for sent messages and prompts, and the cut-off for not delivered."""
-    if model is Message:
-        own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
-        return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
-    if model is PromptDelivery:
-        return delivery_receipt_columns(t, cutoff)
+def _joined_columns(model: Any, t: Any) -> list[Any]:
     if model is QuestionnaireAnswer:  # each answer row says which questionnaire and occasion it belongs to
         instance = table_of(QuestionnaireInstance)
         return [select(instance.c[name]).where(instance.c.id == t.c.instance_id).scalar_subquery().label(name)
@@ -133,7 +132,7 @@ def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
     def next_chunk(rows: list[Any] | None) -> _Read | None:
         if rows is None:
             return fetch(start)
-        return fetch(rows[-1].id) if len(rows) == chunk_size else None
+        return fetch(rows[-1][0] if isinstance(rows, Chunk) else rows[-1].id) if len(rows) == chunk_size else None
     return next_chunk
 
 
