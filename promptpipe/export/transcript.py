@@ -20,7 +20,7 @@ from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 
 _MESSAGE, _DELIVERY = table_of(Message), table_of(PromptDelivery)
-_EMPTY: dict[str, Any] = {}
+_EMPTY: dict[str, object] = {}
 """An empty payload's cell (read only)."""
 
 MESSAGE_COLUMNS = MESSAGES.columns

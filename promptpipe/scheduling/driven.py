@@ -16,7 +16,7 @@ from apscheduler.util import ref_to_obj
 
 from promptpipe.clock import Clock
 from promptpipe.logging import get_logger
-from promptpipe.scheduling.jobstore import DeferredWriteJobStore
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore, JobState
 
 __all__ = ["AlarmExecutor", "DrivenScheduler"]
 
@@ -48,7 +48,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         now = self._clock.now().astimezone(self.timezone)
         wakeups: list[datetime] = []
         with self._jobstores_lock:
-            fired: list[tuple[DeferredWriteJobStore, dict[str, Any], datetime | None]] = []
+            fired: list[tuple[DeferredWriteJobStore, JobState, datetime | None]] = []
             for alias, store in self._jobstores.items():
                 assert isinstance(store, DeferredWriteJobStore), "every job store of ours defers its writes"
                 try:
@@ -67,7 +67,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
             wakeups += [at for store in self._jobstores.values() if (at := store.get_next_run_time()) is not None]
         return max((min(wakeups) - self._clock.now()).total_seconds(), 0.0) if wakeups else None
 
-    def _fire(self, state: dict[str, Any], now: datetime) -> datetime | None:
+    def _fire(self, state: JobState, now: datetime) -> datetime | None:
         """Fire the job for its run times up to ``now`` (coalesced: the last); returns its next run time."""
         run_times = []
         next_run: datetime | None = state["next_run_time"]
@@ -88,7 +88,7 @@ class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships 
         super().__init__()
         self.clock = clock
 
-    def fire(self, state: dict[str, Any], run_times: list[datetime]) -> None:
+    def fire(self, state: JobState, run_times: list[datetime]) -> None:
         """``state``: the job's (see :func:`.jobstore.job_state`). A job that fails is logged and the pass goes on (its
         next run time is still stored)."""
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from apscheduler.job import Job
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -23,7 +23,7 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.sqlite_engine import create_sqlite_engine
 from promptpipe.storage.urls import sync_url
 
-__all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine", "job_state"]
+__all__ = ["DeferredWriteJobStore", "JobState", "armed_job_ids", "job_engine", "job_state"]
 
 
 def job_engine(db: Database) -> Engine:
@@ -34,8 +34,25 @@ def job_engine(db: Database) -> Engine:
     return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
 
 
-def job_state(job_id: str, func_ref: str, kwargs: dict[str, Any], trigger: Any, next_run: datetime,
-              grace_s: int) -> dict[str, Any]:
+class JobState(TypedDict):
+    """What APScheduler 3's ``Job.__getstate__`` gives (version 1), for a job of ours."""
+
+    version: int
+    id: str
+    func: str
+    trigger: Any
+    executor: str
+    args: tuple[object, ...]
+    kwargs: dict[str, object]
+    name: str
+    misfire_grace_time: int | None
+    coalesce: bool
+    max_instances: int
+    next_run_time: datetime | None
+
+
+def job_state(job_id: str, func_ref: str, kwargs: dict[str, object], trigger: Any, next_run: datetime,
+              grace_s: int) -> JobState:
     """The state APScheduler's ``Job`` pickles for a job of ours (a module-level function by textual reference, no
     arguments but ``kwargs``, coalesced, one instance), built directly: ``add_job`` validated each job and dispatched an
     event, a third of arming a burst's 20,000 timer jobs. Tested against ``Job``'s own (test_job_store.py)."""
@@ -99,11 +116,11 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def update_job(self, job: Job) -> None:
         self._write_or_queue("update", job, super().update_job)
 
-    def add_state(self, state: dict[str, Any]) -> None:
+    def add_state(self, state: JobState) -> None:
         """Add a job given as its state (:func:`job_state`)."""
         self._write_state("add", state)
 
-    def _write_state(self, op: str, state: dict[str, Any]) -> None:
+    def _write_state(self, op: str, state: JobState) -> None:
         write = (op, state["id"], datetime_to_utc_timestamp(state["next_run_time"]),
                  pickle.dumps(state, self.pickle_protocol))
         if self._queued is not None:
@@ -119,7 +136,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
             self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
-    def due_states(self, now: datetime) -> list[dict[str, Any]]:
+    def due_states(self, now: datetime) -> list[JobState]:
         """The due jobs' states (:func:`job_state`), soonest first, unpickled but not made ``Job``s: the pass needs no
         more, and ``Job.__setstate__`` (a function looked up by name per job) was a third of a 10,000-job pass. A state
         that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does."""
@@ -128,7 +145,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
                     table.c.next_run_time <= datetime_to_utc_timestamp(now)).order_by(table.c.next_run_time)):
                 try:
-                    states.append(pickle.loads(blob))
+                    states.append(cast(JobState, pickle.loads(blob)))
                 except Exception:
                     self._logger.exception('Unable to restore job "%s" -- removing it', job_id)
                     broken.append(job_id)
@@ -136,7 +153,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
                 conn.execute(delete(table).where(table.c.id.in_(broken)))
         return states
 
-    def move_state(self, state: dict[str, Any], next_run: datetime) -> None:
+    def move_state(self, state: JobState, next_run: datetime) -> None:
         """Store a job given as its state with its next run time moved."""
         self._write_state("update", {**state, "next_run_time": next_run})
 

@@ -227,4 +227,4 @@ def instances_with_answers(session: Session, query: Select[Any]) -> list[Instanc
                                 .order_by(_ANSWER.c.instance_id, _ANSWER.c.id)).all()
         for answer in found:
             answers[answer.instance_id].append(AnswerRow(*(getattr(answer, name) for name in _ANSWER_COLUMNS)))
-    return [InstanceRow(**row._mapping, answers=tuple(answers[row.id])) for row in rows]
+    return [InstanceRow(**row._asdict(), answers=tuple(answers[row.id])) for row in rows]

@@ -52,7 +52,7 @@ def day_decisions(session: Session, participant_id: str, local_date: str) -> lis
         select(*(d[spec.name] for spec in fields(DayDecision)))
         .where(d.participant_id == participant_id, d.local_date == local_date)
         .order_by(d.id).limit(MAX_DAY_ROWS)).all()
-    return [DayDecision(**row._mapping) for row in rows]
+    return [DayDecision(**row._asdict()) for row in rows]
 
 
 def day_messages(session: Session, participant_id: str, start: datetime, end: datetime, *,
@@ -63,7 +63,7 @@ def day_messages(session: Session, participant_id: str, start: datetime, end: da
         select(m.id, m.created_at.label("at"), m.direction, m.kind, m.status, m.text)
         .where(m.participant_id == participant_id, m.created_at >= start, m.created_at < end)
         .order_by(m.created_at, m.id).limit(limit + 1)).all()
-    return [DayMessage(**row._mapping) for row in rows[:limit]], len(rows) > limit
+    return [DayMessage(**row._asdict()) for row in rows[:limit]], len(rows) > limit
 
 
 def day_questionnaires(session: Session, participant_id: str, local_date: str) -> list[InstanceRow]:
