@@ -168,7 +168,7 @@ async def export_study(db: Database, out_dir: str | os.PathLike[str],
     try:
         # A worker likely to be needed starts now: it imports while the plan is read.
         rows = worker_rows(options.worker_rows)
-        if rows is not None and offloading(db, rows) and await db.run(lambda session: may_offload(session, rows)):
+        if rows is not None and offloading(db) and await db.run(lambda session: may_offload(session, rows)):
             spare.append(await Worker.spawn())
         plan = await db.run(lambda session: _plan(session, options.chunk_size))
         tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)

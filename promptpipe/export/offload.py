@@ -38,9 +38,9 @@ def worker_rows(given: int | None) -> int | None:
     return WORKER_ROWS if cores > 1 else None
 
 
-def offloading(db: Database, rows: int | None) -> bool:
-    """A worker may be used: one was not ruled out and another process can read this database (not one in memory)."""
-    return rows is not None and not (db.is_sqlite and db.sqlite_path is None)
+def offloading(db: Database) -> bool:
+    """Another process can read this database (not one in memory)."""
+    return not (db.is_sqlite and db.sqlite_path is None)
 
 
 def may_offload(session: Session, worker_rows: int) -> bool:
@@ -58,7 +58,7 @@ def split(session: Session, table: _Table, plan: _Plan) -> int:
 
 
 def offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, rows: int | None) -> list[_Table]:
-    if rows is None or not offloading(db, rows):
+    if rows is None or not offloading(db):
         return []
     return [t for t in tables if t.name in WORKER_TABLES and plan.counts[t.name] >= rows]
 

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 from promptpipe.export.cells import StoredTime, from_stored, stored_time
 from promptpipe.storage.models import Message, Receipt, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.receipts import delivery_status
+from promptpipe.storage.receipts import IMPLIED_BY, delivery_status
 
 __all__ = ["NO_RECEIPTS", "Chunk", "ReceiptTimes", "delivery_receipts", "driver_rows", "receipt_times", "stored_status"]
 
@@ -59,7 +59,7 @@ def _earliest(*kinds: str) -> Any:
     return stored_time(func.min(case((r.c.kind.in_(kinds), r.c.at))))
 
 
-_TIMES = (_earliest("delivered", "read", "played"), _earliest("read", "played"), _earliest("played"))
+_TIMES = tuple(_earliest(*kinds) for kinds in IMPLIED_BY)
 
 
 def receipt_times(conn: Connection, key: Any, messages: Any, source: Any, *where: Any) -> dict[Any, ReceiptTimes]:

@@ -15,9 +15,12 @@ from sqlalchemy.orm import Session
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Receipt, UTCDateTime, table_of
 
-__all__ = ["ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times", "record_receipt"]
+__all__ = ["IMPLIED_BY", "ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times",
+           "record_receipt"]
 
 _RECEIPT = table_of(Receipt)
+IMPLIED_BY = (("delivered", "read", "played"), ("read", "played"), ("played",))
+"""The receipt kinds whose earliest time is ``delivered_at``, ``read_at`` and ``played_at`` (read implies delivered)."""
 MAX_IDS_PER_RECEIPT = 100
 """WhatsApp groups a handful of ids per receipt; more than this is not a receipt we sent for."""
 
@@ -85,8 +88,8 @@ def receipt_columns(matches: Callable[[Any], ColumnElement[bool]]) -> list[Any]:
         subquery = select(func.min(r.c.at)).where(matches(r), r.c.kind.in_(kinds)).scalar_subquery()
         return type_coerce(subquery, UTCDateTime())
 
-    return [earliest("delivered", "read", "played").label("delivered_at"),
-            earliest("read", "played").label("read_at"), earliest("played").label("played_at")]
+    names = ("delivered_at", "read_at", "played_at")
+    return [earliest(*kinds).label(name) for kinds, name in zip(IMPLIED_BY, names, strict=True)]
 
 
 def forget_receipts(session: Session, wa_message_ids: Iterable[str | None]) -> None:
