@@ -247,6 +247,7 @@ async def test_every_page_passes_the_scan_fits_a_phone_and_works_from_the_keyboa
                 await page.get_by_label(field).fill(text)
                 await page.get_by_role("button", name=button).click()
                 await page.locator(then).first.wait_for()
+                await page.wait_for_load_state("load")  # the answer's stylesheet too: under load it came after its HTML
                 problems += await check(page, label)
 
             as_viewer = await signed_in_page(page, base, study.web.tokens["viewer"])
