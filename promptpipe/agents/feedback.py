@@ -10,11 +10,10 @@ from promptpipe.agents.agent import AgentModule, profile_lines, schedule_lines, 
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import VOTE_WORDS
 from promptpipe.tools import FLAG_CONCERN, OPT_OUT, SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
 
 FEEDBACK_FALLBACK = "Thank you for telling me. How did it feel to try it?"
-
-VOTE_WORDS = {"done": "done", "not_this_time": "not this time"}
 
 
 def describe_feedback_situation(state: TurnState, now: datetime) -> str:

@@ -38,3 +38,7 @@ class Vote(StrEnum):
 
     DONE = "done"
     NOT_THIS_TIME = "not_this_time"
+
+
+VOTE_WORDS: dict[str, str] = {Vote.DONE: "done", Vote.NOT_THIS_TIME: "not this time"}
+"""A vote as the team and the model read it in a sentence."""

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.states import Stage
+from promptpipe.domain.states import VOTE_WORDS, Stage
 from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, TimelineKind
 from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import NotFound
@@ -107,7 +107,6 @@ CHANGE_WORDS: dict[str, str] = {TransitionKind.SUB_STATE: "Stage", TransitionKin
 STATUS_WORDS = {"received": "received", "answered": "answered", "kept": "kept, not answered", "skipped": "skipped",
                 "queued": "waiting to be sent", "sending": "being sent", "sent": "sent", "failed": "not sent",
                 "uncertain": "may not have arrived", "cancelled": "cancelled before it went out"}
-VOTE_WORDS = {"done": "done", "not_this_time": "not this time"}
 HOW_WORDS = {"tap": "tapped", "typed": "typed", "reaction": "reacted"}
 TIMER_WORDS = {"pending": "set", "fired": "went off", "cancelled": "cancelled", "missed": "missed"}
 CONSENT_WORDS = {"enrolled": "enrolled", "opted_out": "messages stopped (STOP)", "opted_in": "messages on again",

@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from promptpipe.storage.schema import SCHEMA_LOCK_KEY
+
 __all__ = ["make_schemas"]
 
-SCHEMAS_LOCK_KEY = 0x5050_5343
-"""One service at a time makes the schemas (CREATE SCHEMA IF NOT EXISTS is not safe against a concurrent one)."""
+SCHEMAS_LOCK_KEY = SCHEMA_LOCK_KEY
+"""One service at a time makes the schemas (CREATE SCHEMA IF NOT EXISTS is not safe against a concurrent one);
+the schema's own lock, so making them also waits for an upgrade under way."""
 SAFE_NAME = re.compile(r"[a-z0-9_-]{1,63}")
 
 

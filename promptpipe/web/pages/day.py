@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from promptpipe.domain.states import VOTE_WORDS
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
 from promptpipe.study.rules.protocol import NotSent
@@ -40,7 +41,6 @@ NOT_SENT_WORDS: dict[str, str] = {
     NotSent.MODEL_OUTAGE: "the prompt could not be written in time (the model was unavailable)",
     NotSent.AFTER_OUTCOME_QUESTION: "the prompt could not go out before the day's self-report question",
 }
-VOTE_WORDS = {"done": "done", "not_this_time": "not this time"}
 HOW_WORDS = {"tap": "tapped on the poll", "typed": "typed", "reaction": "a reaction on the poll"}
 OUTCOME_WORDS = {"done": "done", "not_this_time": "not this time", "free_text_reply": "wrote back (no vote)",
                  "reminder_sent": "no answer, reminder sent", "no_reply": "no answer",
