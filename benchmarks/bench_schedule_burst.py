@@ -172,10 +172,24 @@ class AlarmTimes:
 
     passes: list[tuple[float, float]] = field(default_factory=list)
     syncs: list[tuple[float, float, int]] = field(default_factory=list)
+    prepares: list[tuple[float, float, int]] = field(default_factory=list)
+    """The daily prompts prepared before due (code that has ``AlarmClock.prepare``): start, end, how many."""
 
     def install(self, app: App) -> None:
         alarms = app.alarms
         run_due, sync_requested = alarms.run_due, alarms.sync_requested
+        prepare = getattr(alarms, "prepare", None)
+        if prepare is not None:
+            async def timed_prepare() -> int:
+                started = time.perf_counter()
+                count = -1
+                try:
+                    count = await prepare()
+                    return int(count)
+                finally:
+                    self.prepares.append((started, time.perf_counter(), count))
+
+            alarms.prepare = timed_prepare  # type: ignore[method-assign]
 
         async def timed_run_due() -> float | None:
             started = time.perf_counter()
@@ -487,6 +501,10 @@ def report(result: RunResult) -> None:
     if first_passes:
         start, length = first_passes[0]
         print(f"  the alarm pass over the due jobs started {start:+.2f} s from due and took {length:.2f} s")
+    prepares = [(a - result.due_perf, b - a, k) for a, b, k in result.alarm_times.prepares
+                if a <= result.due_perf and b >= result.due_perf - 10]
+    for start, length, count in prepares:
+        print(f"  prepared {count:,} daily prompts {start:+.2f} s from due, in {length:.2f} s")
     syncs = [(a, b, k) for a, b, k in result.alarm_times.syncs if b >= result.due_perf]
     if syncs:
         print(f"  job-store updates the prompts asked for (timer jobs): {len(syncs)} rounds, "

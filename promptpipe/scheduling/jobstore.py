@@ -136,14 +136,17 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
             self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
-    def due_states(self, now: datetime) -> list[JobState]:
+    def due_states(self, now: datetime, taken: Callable[[str, bytes], bool] | None = None) -> list[JobState]:
         """The due jobs' states (:func:`job_state`), soonest first, unpickled but not made ``Job``s: the pass needs no
         more, and ``Job.__setstate__`` (a function looked up by name per job) was a third of a 10,000-job pass. A state
-        that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does."""
+        that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does. ``taken``: asked
+        first with each job's id and stored bytes; a job it takes (prepared before it came due) is left out."""
         table, states, broken = self.jobs_t, [], []
         with self.engine.begin() as conn:
             for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
                     table.c.next_run_time <= datetime_to_utc_timestamp(now)).order_by(table.c.next_run_time)):
+                if taken is not None and taken(job_id, blob):
+                    continue
                 try:
                     states.append(cast(JobState, pickle.loads(blob)))
                 except Exception:
@@ -152,6 +155,41 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             if broken:
                 conn.execute(delete(table).where(table.c.id.in_(broken)))
         return states
+
+    def states_due_by(self, after: datetime, until: datetime) -> list[tuple[str, bytes, JobState]]:
+        """The jobs due after ``after`` and by ``until``, soonest first: id, stored bytes and state (unreadable ones are
+        left to the pass that finds them due)."""
+        table, found = self.jobs_t, []
+        with self.engine.begin() as conn:
+            for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
+                    table.c.next_run_time > datetime_to_utc_timestamp(after),
+                    table.c.next_run_time <= datetime_to_utc_timestamp(until)).order_by(table.c.next_run_time)):
+                try:
+                    found.append((job_id, blob, cast(JobState, pickle.loads(blob))))
+                except Exception:
+                    continue
+        return found
+
+    def pickled_move(self, state: JobState, next_run: datetime | None) -> tuple[float | None, bytes | None]:
+        """A job's next run time and stored bytes once moved to ``next_run`` (None: the job ends), worked out ahead
+        of time for :meth:`move_pickled`."""
+        if next_run is None:
+            return None, None
+        return datetime_to_utc_timestamp(next_run), pickle.dumps({**state, "next_run_time": next_run},
+                                                                 self.pickle_protocol)
+
+    def move_pickled(self, job_id: str, moved: tuple[float | None, bytes | None]) -> None:
+        """Store a job as :meth:`pickled_move` worked out (removed if it ends); deferred inside a batch."""
+        next_run, blob = moved
+        if blob is None:
+            self.remove_job(job_id)
+            return
+        write = ("update", job_id, next_run, blob)
+        if self._queued is not None:
+            self._queued.append(write)
+            return
+        with self.engine.begin() as conn:
+            self._statements["update"].many(conn, [{"job": job_id, "next_run": next_run, "state": blob}])
 
     def move_state(self, state: JobState, next_run: datetime) -> None:
         """Store a job given as its state with its next run time moved."""
