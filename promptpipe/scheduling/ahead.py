@@ -11,12 +11,10 @@ from promptpipe.scheduling.deliver import PreparedPrompt
 from promptpipe.scheduling.jobs import Alarm
 from promptpipe.scheduling.jobstore import DeferredWriteJobStore
 
-__all__ = ["PREPARED_CHUNK", "PREPARE_AHEAD_S", "Ready", "Soon", "jobs_to_prepare", "ready_jobs"]
+__all__ = ["PREPARE_AHEAD_S", "Ready", "Soon", "jobs_to_prepare", "ready_jobs"]
 
 PREPARE_AHEAD_S = 3.0
 """How long before a daily prompt is due its row is prepared (preparing 10,000 takes about a second)."""
-PREPARED_CHUNK = 1000
-"""Prepared rows written per transaction at due (only an insert each: larger than the pass's other chunks)."""
 
 Moved = tuple[float | None, bytes | None]
 """A job's next run time and stored bytes once it fired (None, None: it ends)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -22,11 +23,19 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import NewInput, add_inputs
+from promptpipe.storage.inbox_rows import NewInput, add_input_values, add_inputs, input_values
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.queue_tables import TimerStatus
-from promptpipe.storage.schedules import DailyAlarmFacts, daily_alarm_facts, settle_timers, timers_by_id
+from promptpipe.storage.schedules import (
+    DailyAlarmFacts,
+    FactsRow,
+    daily_alarm_facts,
+    daily_alarm_rows,
+    facts_of,
+    settle_timers,
+    timers_by_id,
+)
 from promptpipe.study.rules.protocol import Study
 
 log = get_logger("promptpipe.scheduling")
@@ -125,36 +134,42 @@ class PreparedPrompt:
     written, if those facts still hold (:func:`deliver_prepared`)."""
 
     alarm: Alarm
-    facts: DailyAlarmFacts
+    found: FactsRow
+    """Its schedule and participant as read when it was prepared."""
     row: NewInput
+    values: dict[str, Any] = field(compare=False, repr=False)
+    """The row's values (:func:`input_values`)."""
 
 
 def prepare_daily_rows(db: Database, session: Session, alarms: Sequence[Alarm], *,
                        study: Study) -> list[PreparedPrompt]:
     """The rows these alarms (not yet due, none missed) would write; one that would be dropped is left out (the pass
     at due works it out and logs it as ever). Writes nothing."""
-    facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
+    found = daily_alarm_rows(db, session, {a.ref for a in alarms})
     rules, prepared = _DailyRules(study), []
     for alarm in alarms:
-        found = facts.get(alarm.ref)
-        if found is not None and isinstance(row := rules.row(alarm, found), NewInput):
-            prepared.append(PreparedPrompt(alarm, found, row))
+        read = found.get(alarm.ref)
+        if read is not None and isinstance(row := rules.row(alarm, facts_of(read)), NewInput):
+            prepared.append(PreparedPrompt(alarm, read, row, input_values(row)))
     return prepared
 
 
 def deliver_prepared(db: Database, session: Session, prepared: Sequence[PreparedPrompt], now: datetime, *,
                      study: Study) -> Delivered:
-    """At due: the prepared rows whose schedule, participant (status, zone, arm) are as they were when prepared are
-    written; the others go the way of any alarm, by what the tables say now (a participant who stopped gets
-    nothing). Re-read in the same transaction that writes, so no change commits between the check and the rows."""
+    """At due: the prepared rows whose schedule and participant (status, zone, arm) read as they did when prepared are
+    written; the others go the way of any alarm, by what the tables say now (a participant who withdrew gets
+    nothing). Read again in the transaction that writes, so no change commits between the check and the rows."""
     result = Delivered()
-    facts = daily_alarm_facts(db, session, {p.alarm.ref for p in prepared})
-    rows = [p.row for p in prepared if facts.get(p.alarm.ref) == p.facts]
-    changed = [p.alarm for p in prepared if facts.get(p.alarm.ref) != p.facts]
-    if changed:
-        rows += _daily_rows(db, session, changed, result, study, facts)
-    written = add_inputs(db, session, rows, now)
-    result.queued += [row.participant_id for row in rows if row.key in written]
+    found = daily_alarm_rows(db, session, {p.alarm.ref for p in prepared})
+    same = [p for p in prepared if found.get(p.alarm.ref) == p.found]
+    written = add_input_values(db, session, list({p.row.key: p.values for p in same}.values()), now)
+    result.queued += [p.row.participant_id for p in same if p.row.key in written]
+    if len(same) < len(prepared):
+        changed = [p.alarm for p in prepared if found.get(p.alarm.ref) != p.found]
+        facts = {alarm.ref: facts_of(read) for alarm in changed if (read := found.get(alarm.ref)) is not None}
+        rows = _daily_rows(db, session, changed, result, study, facts)
+        more = add_inputs(db, session, rows, now)
+        result.queued += [row.participant_id for row in rows if row.key in more]
     return result
 
 

@@ -25,7 +25,7 @@ from promptpipe.domain.conversation import TimerChange
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.logging import get_logger
 from promptpipe.scheduling import ahead, jobs, reconcile
-from promptpipe.scheduling.ahead import PREPARE_AHEAD_S, PREPARED_CHUNK, Ready
+from promptpipe.scheduling.ahead import PREPARE_AHEAD_S, Ready
 from promptpipe.scheduling.deliver import (
     Delivered,
     PreparedPrompt,
@@ -258,9 +258,7 @@ class AlarmClock:
         if now - found.run_time > timedelta(seconds=self.grace_s) or (
                 found.next_run is not None and found.next_run <= now):
             return False
-        self._taken.append(found.prompt)
-        if len(self._taken) >= PREPARED_CHUNK:
-            self._flush_taken()
+        self._taken.append(found.prompt)  # all written by one transaction once read: one commit wakes their lanes
         self.store.move_pickled(job_id, found.moved)
         return True
 
