@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from sqlalchemy import select, update
 
 from promptpipe.app import App
@@ -108,3 +109,27 @@ def as_utc(value: object) -> datetime:
 async def schedule_id(app: App, participant_id: str) -> str:
     return str(await app.db.run(lambda s: s.execute(
         select(Schedule.id).where(Schedule.participant_id == participant_id)).scalar_one()))
+
+
+async def test_a_crash_after_the_prepared_row_before_the_job_moved_fires_again_as_a_no_op(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The row is committed, the job store's move is not (the process dies in between): the job is still due, fires
+    again (no longer prepared) and its key makes it nothing; the prompt goes once."""
+    app, transport, _ = await ana_prepared(make_app, fake_openai)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    store = app.alarms.store
+
+    def dies() -> int:
+        raise RuntimeError("killed before the job store committed")
+
+    app.clock.set(DUE)  # type: ignore[attr-defined]
+    monkeypatch.setattr(store, "commit_deferred", dies)
+    with pytest.raises(RuntimeError, match="killed"):
+        await app.alarms.run_due()
+    monkeypatch.undo()
+    assert len(await prompt_rows(app)) == 1
+    await at(app, DUE + timedelta(seconds=1))
+    assert len(await prompt_rows(app)) == 1
+    assert transport.texts_to(ANA).count(NUDGE) == 1
+    assert [k for k, _ in sent_kinds(transport, ANA)].count("poll") == 1
