@@ -155,10 +155,10 @@ class AlarmClock:
             return wait
         if wait > PREPARE_AHEAD_S:
             return wait - PREPARE_AHEAD_S
-        try:
-            await self.prepare()
-        except Exception as exc:  # the pass at due works them out as before
-            log.warning("alarm_prepare_failed", error=str(exc)[:300])
+        try:  # never past due: what is not prepared by then, the pass works out as before
+            await asyncio.wait_for(self.prepare(), max(wait, 0.001))
+        except Exception as exc:
+            log.warning("alarm_prepare_failed", error=f"{type(exc).__name__}: {str(exc)[:300]}")
             self._ready_until = next_run
         return max((next_run - self.clock.now()).total_seconds(), 0.0)
 

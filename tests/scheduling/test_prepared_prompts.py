@@ -13,6 +13,7 @@ from sqlalchemy import select, update
 
 from promptpipe.app import App
 from promptpipe.domain.states import Status
+from promptpipe.scheduling.ahead import PREPARE_AHEAD_S
 from promptpipe.storage.models import Participant
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.queue_tables import InboxItem
@@ -133,3 +134,26 @@ async def test_a_crash_after_the_prepared_row_before_the_job_moved_fires_again_a
     assert len(await prompt_rows(app)) == 1
     assert transport.texts_to(ANA).count(NUDGE) == 1
     assert [k for k, _ in sent_kinds(transport, ANA)].count("poll") == 1
+
+
+async def test_the_alarm_loop_prepares_the_next_prompts_a_few_seconds_before_they_are_due(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The loop sleeps until PREPARE_AHEAD_S before the next job, prepares, then sleeps until it is due; once."""
+    transport = MemoryTransport()
+    app = await make_app(transport, **QUIET)
+    await enroll_with_schedule(app, fake_openai, ANA, "America/Toronto")
+    alarms = app.alarms
+    await at(app, DUE - timedelta(seconds=10))
+    wait = await alarms.run_due()
+    assert wait == pytest.approx(10)
+    assert await alarms._prepare_or_wait(wait) == pytest.approx(10 - PREPARE_AHEAD_S)
+    await at(app, DUE - timedelta(seconds=PREPARE_AHEAD_S))
+    wait = await alarms.run_due()
+    assert await alarms._prepare_or_wait(wait) == pytest.approx(PREPARE_AHEAD_S)
+    assert len(alarms._ready) == 1
+    assert await alarms._prepare_or_wait(wait) == pytest.approx(PREPARE_AHEAD_S)  # not prepared twice
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, DUE)
+    assert alarms._ready == {}
+    assert transport.texts_to(ANA).count(NUDGE) == 1
