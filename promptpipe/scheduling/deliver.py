@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -23,7 +22,7 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import NewInput, add_input_values, add_inputs, input_values
+from promptpipe.storage.inbox_rows import InputValues, NewInput, add_input_values, add_inputs, input_values
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.queue_tables import TimerStatus
@@ -137,7 +136,7 @@ class PreparedPrompt:
     found: FactsRow
     """Its schedule and participant as read when it was prepared."""
     row: NewInput
-    values: dict[str, Any] = field(compare=False, repr=False)
+    values: InputValues = field(compare=False, repr=False)
     """The row's values (:func:`input_values`)."""
 
 
