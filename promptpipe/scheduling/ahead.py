@@ -3,6 +3,7 @@ the bytes the job store will hold then, worked out off the hot instant (see :met
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -11,7 +12,7 @@ from promptpipe.scheduling.deliver import PreparedPrompt
 from promptpipe.scheduling.jobs import Alarm
 from promptpipe.scheduling.jobstore import DeferredWriteJobStore
 
-__all__ = ["PREPARE_AHEAD_S", "Ready", "Soon", "jobs_to_prepare", "ready_jobs"]
+__all__ = ["PREPARE_AHEAD_S", "Ready", "Soon", "digest", "jobs_to_prepare", "ready_jobs"]
 
 PREPARE_AHEAD_S = 3.0
 """How long before a daily prompt is due its row is prepared (preparing 10,000 takes about a second)."""
@@ -20,9 +21,15 @@ Moved = tuple[float | None, bytes | None]
 """A job's next run time and stored bytes once it fired (None, None: it ends)."""
 
 
+def digest(blob: bytes) -> bytes:
+    """What a prepared job remembers of its stored bytes (10,000 of them were 6 MB until due)."""
+    return hashlib.blake2b(blob, digest_size=16).digest()
+
+
 @dataclass(frozen=True)
 class Soon:
-    """A daily job due soon: its stored bytes now, its next run and stored state after it fires, its alarm."""
+    """A daily job due soon: its stored bytes now (:func:`digest`), its next run and stored state after it fires, its
+    alarm."""
 
     job_id: str
     blob: bytes
@@ -33,7 +40,8 @@ class Soon:
 
 @dataclass(frozen=True)
 class Ready:
-    """A daily job prepared before due: the stored bytes it was prepared from, its row, and its next stored state."""
+    """A daily job prepared before due: the stored bytes it was prepared from (:func:`digest`), its row, and its next
+    stored state."""
 
     blob: bytes
     run_time: datetime
@@ -52,7 +60,7 @@ def jobs_to_prepare(store: DeferredWriteJobStore, now: datetime, until: datetime
         next_run = state["trigger"].get_next_fire_time(run_time, run_time)
         alarm = Alarm(jobs.DAILY, str(kwargs["participant_id"]), str(kwargs["schedule_id"]),
                       run_time.astimezone(timezone.utc), missed=False)
-        found.append(Soon(job_id, blob, next_run, store.pickled_move(state, next_run), alarm))
+        found.append(Soon(job_id, digest(blob), next_run, store.pickled_move(state, next_run), alarm))
     return found
 
 

@@ -252,7 +252,7 @@ class AlarmClock:
         """A due job the pass finds (on the alarm thread): if it was prepared from these very bytes and is not late
         beyond its grace, its prepared row is queued and its prepared next state stored; else the pass fires it."""
         found = ready.get(job_id)
-        if found is None or found.blob != blob:
+        if found is None or found.blob != ahead.digest(blob):
             return False
         now = self.clock.now()
         if now - found.run_time > timedelta(seconds=self.grace_s) or (

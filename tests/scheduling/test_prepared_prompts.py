@@ -157,3 +157,22 @@ async def test_the_alarm_loop_prepares_the_next_prompts_a_few_seconds_before_the
     await at(app, DUE)
     assert alarms._ready == {}
     assert transport.texts_to(ANA).count(NUDGE) == 1
+
+
+async def test_a_job_stored_anew_after_preparation_fires_as_stored(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The schedule changes to a habit five minutes later with five minutes more to prepare (the same instant) and
+    its job is stored anew before due: the prompt goes once, at due, and the job's next day is the new schedule's."""
+    app, transport, ana = await ana_prepared(make_app, fake_openai)
+    await app.db.run(lambda s: s.execute(update(Schedule).where(Schedule.participant_id == ana)
+                                         .values(habit_time="08:05", prep_minutes=15)))
+    app.alarms.request_sync([ana])
+    await app.alarms.sync_requested()
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, DUE)
+    assert transport.texts_to(ANA).count(NUDGE) == 1
+    assert len(await prompt_rows(app)) == 1
+    job = app.alarms.store.lookup_job(next(j for j in await job_ids(app) if j.startswith("daily:")))
+    assert job.next_run_time == DUE + timedelta(days=1)
+    assert job.trigger.spec.prep_minutes == 15
