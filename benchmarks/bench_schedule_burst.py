@@ -172,10 +172,34 @@ class AlarmTimes:
 
     passes: list[tuple[float, float]] = field(default_factory=list)
     syncs: list[tuple[float, float, int]] = field(default_factory=list)
+    prepares: list[tuple[float, float, int]] = field(default_factory=list)
+    """The daily prompts prepared before due (code that has ``AlarmClock.prepare``): start, end, how many."""
+    woken: list[float] = field(default_factory=list)
+    """When the alarm clock woke a lane for a new inbox row (after the row's commit), one entry per row: a row's
+    ``created_at`` is its transaction's start, the lane can run it only from this instant."""
 
     def install(self, app: App) -> None:
         alarms = app.alarms
         run_due, sync_requested = alarms.run_due, alarms.sync_requested
+        on_queued = alarms._on_queued
+
+        def timed_on_queued(participant_ids: list[str]) -> None:
+            self.woken.extend([time.perf_counter()] * len(participant_ids))
+            on_queued(participant_ids)
+
+        alarms._on_queued = timed_on_queued
+        prepare = getattr(alarms, "prepare", None)
+        if prepare is not None:
+            async def timed_prepare() -> int:
+                started = time.perf_counter()
+                count = -1
+                try:
+                    count = await prepare()
+                    return int(count)
+                finally:
+                    self.prepares.append((started, time.perf_counter(), count))
+
+            alarms.prepare = timed_prepare  # type: ignore[method-assign]
 
         async def timed_run_due() -> float | None:
             started = time.perf_counter()
@@ -483,10 +507,18 @@ def report(result: RunResult) -> None:
                          ("intensity poll", main.intensity_poll_late_s)):
         if values:
             print(f"  due -> {name:<22} {summary(values, 's')}  ({len(values):,})")
+    woken = [at - result.due_perf for at in result.alarm_times.woken
+             if result.due_perf <= at <= result.due_perf + CANARY_AFTER.total_seconds() / 2]
+    if woken:
+        print(f"  due -> lane woken (row committed) {summary(woken, 's')}  ({len(woken):,})")
     first_passes = [(a - result.due_perf, b - a) for a, b in result.alarm_times.passes if b >= result.due_perf]
     if first_passes:
         start, length = first_passes[0]
         print(f"  the alarm pass over the due jobs started {start:+.2f} s from due and took {length:.2f} s")
+    prepares = [(a - result.due_perf, b - a, k) for a, b, k in result.alarm_times.prepares
+                if a <= result.due_perf and b >= result.due_perf - 10]
+    for start, length, count in prepares:
+        print(f"  prepared {count:,} daily prompts {start:+.2f} s from due, in {length:.2f} s")
     syncs = [(a, b, k) for a, b, k in result.alarm_times.syncs if b >= result.due_perf]
     if syncs:
         print(f"  job-store updates the prompts asked for (timer jobs): {len(syncs)} rounds, "

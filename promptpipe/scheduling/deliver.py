@@ -22,11 +22,19 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import NewInput, add_inputs
+from promptpipe.storage.inbox_rows import InputValues, NewInput, add_input_values, add_inputs, input_values
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.queue_tables import TimerStatus
-from promptpipe.storage.schedules import daily_alarm_facts, settle_timers, timers_by_id
+from promptpipe.storage.schedules import (
+    DailyAlarmFacts,
+    FactsRow,
+    daily_alarm_facts,
+    daily_alarm_rows,
+    facts_of,
+    settle_timers,
+    timers_by_id,
+)
 from promptpipe.study.rules.protocol import Study
 
 log = get_logger("promptpipe.scheduling")
@@ -74,31 +82,94 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
     return result
 
 
-def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered,
-                study: Study) -> list[NewInput]:
-    facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
-    # A burst's alarms share a few arms, specs, zones and instants: each answer worked out once per batch.
-    model_free = {arm: not study.prompts_need_model(arm) for arm in {found.arm for found in facts.values()}}
-    days: dict[tuple[DailySpec, str, datetime], date | None] = {}
-    rows = []
+def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered, study: Study,
+                facts: dict[str, DailyAlarmFacts] | None = None) -> list[NewInput]:
+    """``facts``: those of these alarms' schedules, when just read."""
+    if facts is None:
+        facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
+    rows, rules = [], _DailyRules(study)
     for alarm in alarms:
-        pid, found, when = alarm.participant_id, facts.get(alarm.ref), {}
-        if found is None or not found.schedule.active or found.participant_id != pid:
-            why = "schedule deleted"
-        elif found.status not in ALARMED:
-            why = f"participant {found.status}"
-        elif (day := _day_of_fire(days, found.schedule.spec(), found.timezone, alarm.scheduled_for)) is None:
-            # the schedule or the zone changed after this alarm was set
-            why, when = "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
-        else:
-            prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
-                                    due_at=alarm.scheduled_for.isoformat(), model_free=model_free[found.arm])
-            rows.append(as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
-                                 status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
+        row = rules.row(alarm, facts.get(alarm.ref))
+        if isinstance(row, NewInput):
+            rows.append(row)
             continue
         result.dropped += 1
-        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=why, **when)
+        why, when = row
+        log.info("daily_alarm_dropped", participant_id=alarm.participant_id, schedule_id=alarm.ref, why=why, **when)
     return rows
+
+
+class _DailyRules:
+    """A daily alarm's inbox row, or why it has none. A burst's alarms share a few arms, specs, zones and instants:
+    each answer is worked out once per batch."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        self.model_free: dict[str | None, bool] = {}
+        self.days: dict[tuple[DailySpec, str, datetime], date | None] = {}
+
+    def row(self, alarm: Alarm, found: DailyAlarmFacts | None) -> NewInput | tuple[str, dict[str, str]]:
+        pid = alarm.participant_id
+        if found is None or not found.schedule.active or found.participant_id != pid:
+            return "schedule deleted", {}
+        if found.status not in ALARMED:
+            return f"participant {found.status}", {}
+        if (day := _day_of_fire(self.days, found.schedule.spec(), found.timezone, alarm.scheduled_for)) is None:
+            # the schedule or the zone changed after this alarm was set
+            return "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
+        if found.arm not in self.model_free:
+            self.model_free[found.arm] = not self.study.prompts_need_model(found.arm)
+        prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
+                                due_at=alarm.scheduled_for.isoformat(), model_free=self.model_free[found.arm])
+        return as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
+                        status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING)
+
+
+# -- prepared before due ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PreparedPrompt:
+    """A daily alarm's inbox row worked out before it is due, with the facts it was built from: at due it is only
+    written, if those facts still hold (:func:`deliver_prepared`)."""
+
+    alarm: Alarm
+    found: FactsRow
+    """Its schedule and participant as read when it was prepared."""
+    row: NewInput
+    values: InputValues = field(compare=False, repr=False)
+    """The row's values (:func:`input_values`)."""
+
+
+def prepare_daily_rows(db: Database, session: Session, alarms: Sequence[Alarm], *,
+                       study: Study) -> list[PreparedPrompt]:
+    """The rows these alarms (not yet due, none missed) would write; one that would be dropped is left out (the pass
+    at due works it out and logs it as ever). Writes nothing."""
+    found = daily_alarm_rows(db, session, {a.ref for a in alarms})
+    rules, prepared = _DailyRules(study), []
+    for alarm in alarms:
+        read = found.get(alarm.ref)
+        if read is not None and isinstance(row := rules.row(alarm, facts_of(read)), NewInput):
+            prepared.append(PreparedPrompt(alarm, read, row, input_values(row)))
+    return prepared
+
+
+def deliver_prepared(db: Database, session: Session, prepared: Sequence[PreparedPrompt], now: datetime, *,
+                     study: Study) -> Delivered:
+    """At due: the prepared rows whose schedule and participant (status, zone, arm) read as they did when prepared are
+    written; the others go the way of any alarm, by what the tables say now (a participant who withdrew gets
+    nothing). Read again in the transaction that writes, so no change commits between the check and the rows."""
+    result = Delivered()
+    found = daily_alarm_rows(db, session, {p.alarm.ref for p in prepared})
+    same = [p for p in prepared if found.get(p.alarm.ref) == p.found]
+    written = add_input_values(db, session, list({p.row.key: p.values for p in same}.values()), now)
+    result.queued += [p.row.participant_id for p in same if p.row.key in written]
+    if len(same) < len(prepared):
+        changed = [p.alarm for p in prepared if found.get(p.alarm.ref) != p.found]
+        facts = {alarm.ref: facts_of(read) for alarm in changed if (read := found.get(alarm.ref)) is not None}
+        rows = _daily_rows(db, session, changed, result, study, facts)
+        more = add_inputs(db, session, rows, now)
+        result.queued += [row.participant_id for row in rows if row.key in more]
+    return result
 
 
 def _day_of_fire(days: dict[tuple[DailySpec, str, datetime], date | None], spec: DailySpec,

@@ -39,10 +39,12 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         """APScheduler calls this when a job is added or changed: the driver looks again."""
         self._on_wakeup()
 
-    def process_due(self, after_firing: Callable[[], None] = lambda: None) -> float | None:
+    def process_due(self, after_firing: Callable[[], None] = lambda: None,
+                    taken: Callable[[str, bytes], bool] | None = None) -> float | None:
         """Run every due job once; returns seconds until the next one (None: no jobs). All fire, then ``after_firing``
         (alarms into the inbox), and only then are next run times stored: half a pass's work, none an alarm needs. Jobs
-        are read as their stored states (:meth:`DeferredWriteJobStore.due_states`), never made ``Job`` objects."""
+        are read as their stored states (:meth:`DeferredWriteJobStore.due_states`), never made ``Job`` objects.
+        ``taken``: see ``due_states`` (the caller fires and moves what it takes)."""
         if self.state == STATE_PAUSED:
             return None
         now = self._clock.now().astimezone(self.timezone)
@@ -52,7 +54,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
             for alias, store in self._jobstores.items():
                 assert isinstance(store, DeferredWriteJobStore), "every job store of ours defers its writes"
                 try:
-                    due = store.due_states(now)
+                    due = store.due_states(now, taken)
                 except Exception as exc:  # the store is unreachable: look again after the retry interval
                     log.warning("alarm_jobs_unreadable", store=alias, error=str(exc)[:300])
                     wakeups.append(now + timedelta(seconds=self.jobstore_retry_interval))

@@ -14,8 +14,11 @@ from apscheduler.job import Job
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.util import datetime_to_utc_timestamp
 from sqlalchemy import Column, Engine, MetaData, String, Table, bindparam, create_engine, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.base import Executable
 
 from promptpipe.domain.keys import JOB_TABLE
 from promptpipe.storage.db import Database
@@ -75,6 +78,15 @@ def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
         return set()
 
 
+def _upsert(engine: Engine, table: Table) -> Executable:
+    """Add a job, replacing one stored under its id (a remove and an add of the same job in one batch)."""
+    insert_into = sqlite_insert if engine.dialect.name == "sqlite" else pg_insert
+    statement = insert_into(table).values(id=bindparam("job"), next_run_time=bindparam("next_run"),
+                                          job_state=bindparam("state"))
+    return statement.on_conflict_do_update(index_elements=[table.c.id], set_={
+        "next_run_time": statement.excluded.next_run_time, "job_state": statement.excluded.job_state})
+
+
 class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine=engine, tablename=JOB_TABLE)
@@ -86,6 +98,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
                                                  job_state=bindparam("state"))),
             "update": Prepared(update(table).where(table.c.id == bindparam("job")).values(
                 next_run_time=bindparam("next_run"), job_state=bindparam("state"))),
+            "upsert": Prepared(_upsert(engine, table)),
         }
 
     def shutdown(self) -> None:
@@ -136,14 +149,17 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
             self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
-    def due_states(self, now: datetime) -> list[JobState]:
+    def due_states(self, now: datetime, taken: Callable[[str, bytes], bool] | None = None) -> list[JobState]:
         """The due jobs' states (:func:`job_state`), soonest first, unpickled but not made ``Job``s: the pass needs no
         more, and ``Job.__setstate__`` (a function looked up by name per job) was a third of a 10,000-job pass. A state
-        that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does."""
+        that cannot be read is logged and its job removed, as APScheduler's ``get_due_jobs`` does. ``taken``: asked
+        first with each job's id and stored bytes; a job it takes (prepared before it came due) is left out."""
         table, states, broken = self.jobs_t, [], []
         with self.engine.begin() as conn:
             for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
                     table.c.next_run_time <= datetime_to_utc_timestamp(now)).order_by(table.c.next_run_time)):
+                if taken is not None and taken(job_id, blob):
+                    continue
                 try:
                     states.append(cast(JobState, pickle.loads(blob)))
                 except Exception:
@@ -152,6 +168,41 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             if broken:
                 conn.execute(delete(table).where(table.c.id.in_(broken)))
         return states
+
+    def states_due_by(self, after: datetime, until: datetime) -> list[tuple[str, bytes, JobState]]:
+        """The jobs due after ``after`` and by ``until``, soonest first: id, stored bytes and state (unreadable ones are
+        left to the pass that finds them due)."""
+        table, found = self.jobs_t, []
+        with self.engine.begin() as conn:
+            for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
+                    table.c.next_run_time > datetime_to_utc_timestamp(after),
+                    table.c.next_run_time <= datetime_to_utc_timestamp(until)).order_by(table.c.next_run_time)):
+                try:
+                    found.append((job_id, blob, cast(JobState, pickle.loads(blob))))
+                except Exception:
+                    continue
+        return found
+
+    def pickled_move(self, state: JobState, next_run: datetime | None) -> tuple[float | None, bytes | None]:
+        """A job's next run time and stored bytes once moved to ``next_run`` (None: the job ends), worked out ahead
+        of time for :meth:`move_pickled`."""
+        if next_run is None:
+            return None, None
+        return datetime_to_utc_timestamp(next_run), pickle.dumps({**state, "next_run_time": next_run},
+                                                                 self.pickle_protocol)
+
+    def move_pickled(self, job_id: str, moved: tuple[float | None, bytes | None]) -> None:
+        """Store a job as :meth:`pickled_move` worked out (removed if it ends); deferred inside a batch."""
+        next_run, blob = moved
+        if blob is None:
+            self.remove_job(job_id)
+            return
+        write = ("update", job_id, next_run, blob)
+        if self._queued is not None:
+            self._queued.append(write)
+            return
+        with self.engine.begin() as conn:
+            self._statements["update"].many(conn, [{"job": job_id, "next_run": next_run, "state": blob}])
 
     def move_state(self, state: JobState, next_run: datetime) -> None:
         """Store a job given as its state with its next run time moved."""
@@ -194,21 +245,25 @@ Write = tuple[str, str, float | None, bytes | None]
 
 
 def _net_writes(queued: list[Write]) -> dict[str, list[dict[str, object]]]:
-    """The writes that leave the table as the queued ones would, grouped by kind: removes, then adds, then updates (no
-    two rows of one kind share a job id); 10,000 timers re-armed were 20,000 one-row statements run in turn."""
-    by_job: dict[str, list[Write]] = {}
-    for write in queued:
-        by_job.setdefault(write[1], []).append(write)
-    net: dict[str, list[dict[str, object]]] = {"remove": [], "add": [], "update": []}
-    for job_id, writes in by_job.items():
-        kinds = [write[0] for write in writes]
-        removed = "remove" in kinds
-        after = writes[len(kinds) - kinds[::-1].index("remove"):] if removed else writes
+    """The writes that leave the table as the queued ones would, grouped by kind: removes, then adds, then upserts (a
+    job removed and added again: one statement, not a delete and an insert), then updates; no two rows of one kind
+    share a job id. 10,000 timers re-armed were 20,000 one-row statements run in turn."""
+    last: dict[str, tuple[bool, str | None, float | None, bytes | None]] = {}
+    """Per job: removed at some point, and what the writes after the last remove come to (None: nothing)."""
+    for op, job_id, next_run, state in queued:
+        if op == "remove":
+            last[job_id] = (True, None, None, None)
+            continue
+        removed, kind, _, _ = last.get(job_id, (False, None, None, None))
+        # an add then updates: the last state, added; an update first after a remove finds nothing, as in order
+        last[job_id] = (removed, kind or op, next_run, state)
+    net: dict[str, list[dict[str, object]]] = {"remove": [], "add": [], "upsert": [], "update": []}
+    for job_id, (removed, kind, next_run, state) in last.items():
+        if kind == "add" and removed:
+            net["upsert"].append({"job": job_id, "next_run": next_run, "state": state})
+            continue
         if removed:
             net["remove"].append({"job": job_id})
-        if after:
-            kind = "add" if after[0][0] == "add" else "update"  # an add then updates: the last state, added
-            _, _, next_run, state = after[-1]
+        if kind is not None:
             net[kind].append({"job": job_id, "next_run": next_run, "state": state})
     return net
-

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
@@ -19,9 +19,9 @@ from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
-__all__ = ["WA_ID", "DueInputs", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input",
-           "count_keyed", "due_inputs", "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words",
-           "pending_inbox", "pending_messages", "reopen_input"]
+__all__ = ["WA_ID", "DueInputs", "InboxRow", "InputValues", "NewInput", "add_input", "add_input_values", "add_inputs",
+           "as_written", "close_input", "count_keyed", "due_inputs", "get_input", "input_values", "mark_inbox_done",
+           "merge_inbox_payload", "message_words", "pending_inbox", "pending_messages", "reopen_input"]
 
 WA_ID = "wa_message_id"
 """Inbox payload key: the transport's id of the inbound message (for read receipts)."""
@@ -78,13 +78,37 @@ class NewInput:
 def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: datetime) -> dict[str, int]:
     """Write the rows whose key is new (one statement per 500); returns their ids by key."""
     unique = list({row.key: row for row in reversed(inputs)}.values())[::-1]
+    return add_input_values(db, session, [input_values(row) for row in unique], now)
+
+
+class InputValues(TypedDict):
+    """An inbox row's values but its times (:func:`input_values`)."""
+
+    key: str
+    participant_id: str
+    kind: str
+    payload: object
+    message_id: int | None
+    status: str
+    attempts: int
+    processed_at: None
+    last_error: None
+
+
+def input_values(row: NewInput) -> InputValues:
+    """A row's values but its times, for :func:`add_input_values` (worked out ahead of a burst)."""
+    return {"key": row.key, "participant_id": row.participant_id, "kind": row.kind, "payload": row.payload,
+            "message_id": row.message_id, "status": row.status, "attempts": 0, "processed_at": None,
+            "last_error": None}
+
+
+def add_input_values(db: Database, session: Session, values: Sequence[InputValues], now: datetime) -> dict[str, int]:
+    """:func:`add_inputs` of rows given as :func:`input_values` (no two with one key), written at ``now``."""
     written: dict[str, int] = {}
     statement = db.insert_ignore(InboxItem, ("key",), returning=("id", "key"))
-    for chunk in db.chunks(unique):
-        values = [{"key": row.key, "participant_id": row.participant_id, "kind": row.kind, "payload": row.payload,
-                   "message_id": row.message_id, "status": row.status, "attempts": 0, "available_at": now,
-                   "created_at": now, "processed_at": None, "last_error": None} for row in chunk]
-        written.update({key: row_id for row_id, key in statement.many(session.connection(), values, any_order=True)})
+    for chunk in db.chunks(values):
+        timed = [{**row, "available_at": now, "created_at": now} for row in chunk]
+        written.update({key: row_id for row_id, key in statement.many(session.connection(), timed, any_order=True)})
     return written
 
 

@@ -17,8 +17,9 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.queue_tables import Timer, TimerStatus
 
-__all__ = ["SCHEDULE_ENTRY_COLUMNS", "AlarmPlan", "DailyAlarmFacts", "alarm_plans", "apply_timer_ops", "cancel_timers",
-           "daily_alarm_facts", "load_schedules", "new_schedule_id", "save_schedules", "settle_timers", "timers_by_id"]
+__all__ = ["SCHEDULE_ENTRY_COLUMNS", "AlarmPlan", "DailyAlarmFacts", "FactsRow", "alarm_plans", "apply_timer_ops",
+           "cancel_timers", "daily_alarm_facts", "daily_alarm_rows", "facts_of", "load_schedules", "new_schedule_id",
+           "save_schedules", "settle_timers", "timers_by_id"]
 
 _PARTICIPANT = table_of(Participant)
 _SCHEDULE = table_of(Schedule)
@@ -53,8 +54,21 @@ class DailyAlarmFacts:
 
 def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, DailyAlarmFacts]:
     """By schedule id, for the schedules that still exist (one statement per chunk of ids)."""
-    return {row[0]: DailyAlarmFacts(ScheduleEntry(*row[:-4]), *row[-4:]) for chunk in db.chunks(sorted(schedule_ids))
+    return {schedule_id: facts_of(row) for schedule_id, row in daily_alarm_rows(db, session, schedule_ids).items()}
+
+
+FactsRow = tuple[object, ...]
+""":class:`DailyAlarmFacts` as read, before it is made one (two reads compare equal when the facts are the same)."""
+
+
+def daily_alarm_rows(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, FactsRow]:
+    """:func:`daily_alarm_facts` as read: a check that they are unchanged needs no objects made."""
+    return {row[0]: row for chunk in db.chunks(sorted(schedule_ids))
             for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)})}
+
+
+def facts_of(row: FactsRow) -> DailyAlarmFacts:
+    return DailyAlarmFacts(ScheduleEntry(*row[:-4]), *row[-4:])  # type: ignore[arg-type]
 
 
 def new_schedule_id() -> str:
