@@ -1102,13 +1102,13 @@ async def run(work: Path, args: argparse.Namespace) -> None:
                      pilots=PilotDesk(app.settings, app.clock, App.build))
     server = WebServer(ctx, "127.0.0.1:0")
     web_child: Any = None
-    niceness = 0
+    priority = ""
     if args.web_process:
-        web_child, base_url, niceness = await start_web_child(work, args.web_niceness)
+        web_child, base_url, priority = await start_web_child(work, args.web_niceness)
     else:
         await server.start()
         base_url = server.url
-    where = (f"in a process of its own (promptpipe web, niceness {niceness})" if args.web_process
+    where = (f"in a process of its own (promptpipe web, {priority})" if args.web_process
              else "in the service's loop")
     try:
         secret, _ = await create_token(app.db, app.clock, name=f"bench-{int(time.time())}", role="researcher",
@@ -1149,19 +1149,21 @@ def web_child_main(work: str, conn: Any, niceness: str | None) -> None:
     async def serve() -> None:
         db = Database(settings.database_url)
         handle = await start_web(settings, db, SystemClock())
-        conn.send((handle.server.url, os.getpriority(os.PRIO_PROCESS, 0)))
+        idle = hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE
+        conn.send((handle.server.url, f"niceness {os.getpriority(os.PRIO_PROCESS, 0)}"
+                   f"{', the idle scheduling class' if idle else ''}"))
         await asyncio.Event().wait()  # until terminated
 
     asyncio.run(serve())
 
 
-async def start_web_child(work: Path, niceness: str | None) -> tuple[Any, str, int]:
+async def start_web_child(work: Path, niceness: str | None) -> tuple[Any, str, str]:
     parent, child_end = multiprocessing.get_context("spawn").Pipe()
     process = multiprocessing.get_context("spawn").Process(target=web_child_main,
                                                            args=(str(work), child_end, niceness))
     process.start()
     url, nice = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
-    return process, str(url), int(nice)
+    return process, str(url), str(nice)
 
 
 async def measure_idle(client: HttpChild, pop: Population, routes: Sequence[Any],
