@@ -392,7 +392,8 @@ class Population:
 
     total: int
     burst_phones: list[list[str]]
-    """Disjoint sets of active participants in FEEDBACK, one per burst (two per pair of bursts)."""
+    """Active participants in FEEDBACK, one set per burst, the two of a pair disjoint (with more pairs than the
+    database has participants for, sets come round again)."""
     sample_ids: list[str]
     """Active participants in FEEDBACK spread over the study, for the per-participant endpoints."""
     sample_days: list[str]
@@ -410,8 +411,10 @@ def population(path: Path, burst: int, pairs: int) -> Population:
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
                             "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id",
                             (Status.ACTIVE, Stage.FEEDBACK)).fetchall()
-        size = min(burst, len(rows) // (2 * pairs))
-        rest = rows[2 * pairs * size:] or rows
+        size = min(burst, len(rows) // 2)
+        # More pairs than there are participants for: the groups come round again (a pair's two never the same).
+        groups = max(2, min(2 * pairs, len(rows) // max(1, size)) // 2 * 2)
+        rest = rows[groups * size:] or rows
         step = max(1, len(rest) // SAMPLE_PARTICIPANTS)
         sample = rest[::step][:SAMPLE_PARTICIPANTS]
         days = [conn.execute("SELECT local_date FROM prompt_delivery WHERE participant_id = ? ORDER BY local_date "
@@ -419,7 +422,8 @@ def population(path: Path, burst: int, pairs: int) -> Population:
         flag_ids = [row[0] for row in conn.execute("SELECT id FROM flag ORDER BY id LIMIT 40")]
     finally:
         conn.close()
-    return Population(total, [[phone for _, phone in rows[i * size:(i + 1) * size]] for i in range(2 * pairs)],
+    return Population(total, [[phone for _, phone in rows[i % groups * size:(i % groups + 1) * size]]
+                              for i in range(2 * pairs)],
                       [pid for pid, _ in sample], days, flag_ids, [phone for _, phone in sample])
 
 
@@ -794,6 +798,9 @@ class Burst:
     llm_peak: int
     cost: Cost | None = None
     """What the service (and the web process) spent from the burst's start to its last reply."""
+    wal_mb: tuple[float, float] | None = None
+    """SQLite's write-ahead log file at the burst's start and at its last reply (readers that hold a snapshot keep the
+    service's writer from starting it over, so it grows)."""
 
 
 @dataclass(frozen=True)
@@ -868,6 +875,8 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
         await asyncio.sleep(max(0.0, start_wall - time.time()))
     llm.peak_in_flight = 0
     sent_before = len(transport.sent)
+    wal = None if app.db.sqlite_path is None else Path(f"{app.db.sqlite_path}-wal")
+    wal_before = _size_mb(wal)
     meter = CostMeter(web_pid)
     t0 = time.perf_counter()
     started: dict[str, float] = {}
@@ -894,12 +903,21 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
                 break
         await asyncio.sleep(WAIT_STEP_S)
     cost = meter.done()  # within WAIT_STEP_S of the last reply
+    wal_after = _size_mb(wal)
     answered = answered or replied()
     times = list(answered.values())
     return Burst(label, len(answered), len(phones), stored_s, min(times) - t0 if times else None,
                  max(times) - t0 if len(answered) == len(phones) else None,
                  [answered[phone] - started[phone] for phone in answered], [at - t0 for at in times],
-                 llm.peak_in_flight, cost), t0
+                 llm.peak_in_flight, cost,
+                 None if wal_before is None or wal_after is None else (wal_before, wal_after)), t0
+
+
+def _size_mb(path: Path | None) -> float | None:
+    try:
+        return None if path is None else path.stat().st_size / 2**20
+    except FileNotFoundError:
+        return 0.0
 
 
 def burst_lines(burst: Burst) -> list[str]:
@@ -922,6 +940,9 @@ def burst_lines(burst: Burst) -> list[str]:
                      f"{cost.service_cpu_s:.2f} s, "
                      f"its threads runnable but waiting for a core {cost.service_waited_s:.2f} s, "
                      f"preempted {cost.service_preempted:,} times{web}")
+    if burst.wal_mb is not None:
+        before, after = burst.wal_mb
+        lines.append(f"    SQLite's write-ahead log {before:.1f} MB at the start, {after:.1f} MB at the last reply")
     return lines
 
 
@@ -1202,7 +1223,8 @@ async def measure_bursts(app: Any, transport: TimedTransport, llm: FakeLLM, clie
     print(f"\nBurst: {size:,} participants (active, in FEEDBACK, 100 messages of history each) send one message "
           f"at once; fake LLM answers after {LLM_DELAY_S * 1000:.0f} ms; LANE_CONCURRENCY="
           f"{app.settings.lane_concurrency}, SEND_RATE_PER_SECOND=0; {pairs} pair(s) of bursts without and with "
-          "API load, alternating which comes first; each burst has participants of its own")
+          f"API load, alternating which comes first; {len({tuple(g) for g in pop.burst_phones})} sets of participants, "
+          "a pair's two bursts never the same")
     if not idle:
         await warm_up(client, pop, rate)
     quiet_s: list[float] = []
