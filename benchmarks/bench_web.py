@@ -798,9 +798,31 @@ class Burst:
     llm_peak: int
     cost: Cost | None = None
     """What the service (and the web process) spent from the burst's start to its last reply."""
-    wal_mb: tuple[float, float] | None = None
-    """SQLite's write-ahead log file at the burst's start and at its last reply (readers that hold a snapshot keep the
-    service's writer from starting it over, so it grows)."""
+    wal: WalWatch | None = None
+
+
+class WalWatch:
+    """SQLite's write-ahead log during a burst, read from the header of its index (the ``-shm`` file, which every
+    connection maps): the most frames it held and how often the writer started it over. The writer starts it over
+    after a complete checkpoint only when no reader still reads from it; each commit past 1,000 frames checkpoints."""
+
+    def __init__(self, db_path: Path | None) -> None:
+        self.path = None if db_path is None else Path(f"{db_path}-shm")
+        self.most = self.restarts = 0
+        self.last: int | None = None
+
+    def sample(self) -> None:
+        try:
+            with open(self.path or "", "rb") as shm:
+                header = shm.read(20)
+        except OSError:
+            return
+        if len(header) < 20:
+            return
+        frames = int.from_bytes(header[16:20], sys.byteorder)  # mxFrame
+        if self.last is not None and frames < self.last:
+            self.restarts += 1
+        self.most, self.last = max(self.most, frames), frames
 
 
 @dataclass(frozen=True)
@@ -875,8 +897,8 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
         await asyncio.sleep(max(0.0, start_wall - time.time()))
     llm.peak_in_flight = 0
     sent_before = len(transport.sent)
-    wal = None if app.db.sqlite_path is None else Path(f"{app.db.sqlite_path}-wal")
-    wal_before = _size_mb(wal)
+    wal = WalWatch(app.db.sqlite_path)
+    wal.sample()
     meter = CostMeter(web_pid)
     t0 = time.perf_counter()
     started: dict[str, float] = {}
@@ -901,23 +923,15 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
             answered = replied()
             if len(answered) == len(phones):
                 break
+        wal.sample()
         await asyncio.sleep(WAIT_STEP_S)
     cost = meter.done()  # within WAIT_STEP_S of the last reply
-    wal_after = _size_mb(wal)
     answered = answered or replied()
     times = list(answered.values())
     return Burst(label, len(answered), len(phones), stored_s, min(times) - t0 if times else None,
                  max(times) - t0 if len(answered) == len(phones) else None,
                  [answered[phone] - started[phone] for phone in answered], [at - t0 for at in times],
-                 llm.peak_in_flight, cost,
-                 None if wal_before is None or wal_after is None else (wal_before, wal_after)), t0
-
-
-def _size_mb(path: Path | None) -> float | None:
-    try:
-        return None if path is None else path.stat().st_size / 2**20
-    except FileNotFoundError:
-        return 0.0
+                 llm.peak_in_flight, cost, wal if wal.path is not None else None), t0
 
 
 def burst_lines(burst: Burst) -> list[str]:
@@ -940,9 +954,9 @@ def burst_lines(burst: Burst) -> list[str]:
                      f"{cost.service_cpu_s:.2f} s, "
                      f"its threads runnable but waiting for a core {cost.service_waited_s:.2f} s, "
                      f"preempted {cost.service_preempted:,} times{web}")
-    if burst.wal_mb is not None:
-        before, after = burst.wal_mb
-        lines.append(f"    SQLite's write-ahead log {before:.1f} MB at the start, {after:.1f} MB at the last reply")
+    if burst.wal is not None:
+        lines.append(f"    SQLite's write-ahead log, read every {WAIT_STEP_S * 1000:.0f} ms: most {burst.wal.most:,} "
+                     f"frames; started over {burst.wal.restarts} times")
     return lines
 
 
