@@ -26,8 +26,9 @@ over real HTTP, so the client's work does not run on the service's event loop:
    kernel counted for the service process (this one) and the web process: CPU seconds of all their threads, and the
    seconds their threads were runnable but waited for a core (``/proc/PID/task/*/schedstat``). At the end, each
    figure's ratio with load / without within each pair, over the pairs: the mean with its 95 % confidence interval,
-   the median and the range. The wall time to the last reply moves ±10 % between pairs of the same code on a 2-core
-   VM; the mean reply time and the service's CPU + waiting resolve a few per cent over 10-15 pairs (use --pairs).
+   the median with a 95 % interval that one disturbed pair cannot stretch (order statistics), and the range. The
+   wall time to the last reply moves ±10 % between pairs of the same code on a 2-core VM; the service's CPU resolves
+   ±2-3 % over 20 pairs (--pairs; the sets of participants come round again past 4 pairs at 10,000 participants).
 
 With --web-process the API is served by ``promptpipe web`` in a child process, at the CPU
 priority it takes (WEB_NICENESS; --web-niceness N overrides it); the web process's CPU is printed.
@@ -993,12 +994,23 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float | None]:
     return mean, t * statistics.stdev(values) / math.sqrt(len(values))
 
 
+def median_ci(values: Sequence[float]) -> tuple[float, float] | None:
+    """A 95 % interval of the median that assumes nothing of the distribution (order statistics: the k-th smallest
+    and largest, k the largest with P(Binomial(n, 1/2) < k) ≤ 2.5 %); None for fewer than 6 values. One disturbed
+    burst (another process took the cores) moves it by one rank, not by its size."""
+    n, ranked = len(values), sorted(values)
+    k = 0
+    while sum(math.comb(n, i) for i in range(k + 1)) / 2**n <= 0.025:
+        k += 1
+    return None if k == 0 else (ranked[k - 1], ranked[n - k])
+
+
 def pair_lines(pairs: list[tuple[Burst, Burst]]) -> list[str]:
     """Each figure: with load against without, as the ratio within each pair (the pair's two bursts ran side by side
     in time, so the VM's slow and quick phases mostly cancel), then the mean of the ratios with its 95 % interval and
     their median and range."""
     lines = [f"  pairs of bursts, with API load against without ({len(pairs)} pairs; Δ = with / without - 1 within "
-             "each pair; mean ± 95 % confidence half-width, median [min, max]):"]
+             "each pair; mean ± 95 % confidence half-width, median with its 95 % interval from 6 pairs, range):"]
     for figure in PAIR_FIGURES:
         values = [(figure.of(quiet), figure.of(loaded)) for quiet, loaded in pairs]
         values = [(without, with_) for without, with_ in values if without is not None and with_ is not None]
@@ -1007,9 +1019,12 @@ def pair_lines(pairs: list[tuple[Burst, Burst]]) -> list[str]:
             continue
         mean, half = mean_ci(deltas)
         spread = "" if half is None else f" ± {half:.1f}"
+        around = median_ci(deltas)
+        interval = "" if around is None else f", 95 % {around[0]:+.1f} to {around[1]:+.1f}"
         lines.append(f"    {figure.name:<38} without {statistics.fmean(v for v, _ in values):6.2f} {figure.unit}, "
                      f"with {statistics.fmean(v for _, v in values):6.2f} {figure.unit}: Δ {mean:+.1f}{spread} % "
-                     f"(median {statistics.median(deltas):+.1f} %, [{min(deltas):+.1f}, {max(deltas):+.1f}])")
+                     f"(median {statistics.median(deltas):+.1f} %{interval}; range {min(deltas):+.1f} to "
+                     f"{max(deltas):+.1f})")
     replies = [(PAIR_FIGURES[1].of(quiet), PAIR_FIGURES[1].of(loaded)) for quiet, loaded in pairs]
     deltas = [(with_ / without - 1) * 100 for without, with_ in replies if without and with_]
     if len(deltas) >= 2:
