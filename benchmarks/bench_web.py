@@ -65,7 +65,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
@@ -871,24 +871,30 @@ class Cost:
     service_preempted: int
     web_cpu_s: float | None
     web_waited_s: float | None
+    client_cpu_s: float | None = None
+    """The HTTP client's process (this benchmark's, at niceness 0: a researcher's browser runs elsewhere)."""
 
 
 class CostMeter:
-    """Samples :class:`Sched` of the service (this process) and of the web process, if any, at a burst's start."""
+    """Samples :class:`Sched` of the service (this process), of the web process if any, and of the HTTP client."""
+
+    client_pid: ClassVar[int | None] = None
 
     def __init__(self, web_pid: int | None) -> None:
         self.web_pid = web_pid
         self.service, self.web = Sched.of(os.getpid()), Sched.of(web_pid)
+        self.client = Sched.of(self.client_pid)
 
     def done(self) -> Cost | None:
-        service, web = Sched.of(os.getpid()), Sched.of(self.web_pid)
+        service, web, client = Sched.of(os.getpid()), Sched.of(self.web_pid), Sched.of(self.client_pid)
         if service is None or self.service is None:
             return None
         cpu, waited, preempted = service.since(self.service)
         web_cpu = web_waited = None
         if web is not None and self.web is not None:
             web_cpu, web_waited, _ = web.since(self.web)
-        return Cost(cpu, waited, preempted, web_cpu, web_waited)
+        client_cpu = None if client is None or self.client is None else client.since(self.client)[0]
+        return Cost(cpu, waited, preempted, web_cpu, web_waited, client_cpu)
 
 
 async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: list[str], label: str,
@@ -954,7 +960,8 @@ def burst_lines(burst: Burst) -> list[str]:
         lines.append(f"    from the burst's start to its last reply, the service process: CPU "
                      f"{cost.service_cpu_s:.2f} s, "
                      f"its threads runnable but waiting for a core {cost.service_waited_s:.2f} s, "
-                     f"preempted {cost.service_preempted:,} times{web}")
+                     f"preempted {cost.service_preempted:,} times{web}"
+                     f"{'' if cost.client_cpu_s is None else f'; the HTTP client: CPU {cost.client_cpu_s:.2f} s'}")
     if burst.wal is not None:
         lines.append(f"    SQLite's write-ahead log, read every {WAIT_STEP_S * 1000:.0f} ms: most {burst.wal.most:,} "
                      f"frames; started over {burst.wal.restarts} times")
@@ -1175,6 +1182,7 @@ async def run(work: Path, args: argparse.Namespace) -> None:
         print(f"service started in {start_s:.2f} s (background loops on, as serve); web server at {base_url} "
               f"{where} with {WEB_READERS} read-only connections; peak RSS {peak_rss_mb():.0f} MB")
         await client.start(base_url, secret)
+        CostMeter.client_pid = client.process.pid
         print(f"dashboard: {await client.call('sign_in')} through the /login form (researcher token)")
         idle = {} if args.bursts_only else await measure_idle(client, pop, build_site(ctx).routes,
                                                               app.clock.now().date())
