@@ -22,6 +22,13 @@ over real HTTP, so the client's work does not run on the service's event loop:
    the burst is answered and at least 10 s have passed. The second pair runs in the other order,
    so that a database growing over the run favours neither; the medians are compared. With
    --bursts-only, 3 s of the load's mix first warm the web server up (the idle pages do otherwise).
+   Each burst also prints, from its start to its last reply, the mean time from a message to its reply, and what the
+   kernel counted for the service process (this one) and the web process: CPU seconds of all their threads, and the
+   seconds their threads were runnable but waited for a core (``/proc/PID/task/*/schedstat``). At the end, each
+   figure's ratio with load / without within each pair, over the pairs: the mean with its 95 % confidence interval,
+   the median with a 95 % interval that one disturbed pair cannot stretch (order statistics), and the range. The
+   wall time to the last reply moves ±10 % between pairs of the same code on a 2-core VM; the service's CPU resolves
+   ±2-3 % over 20 pairs (--pairs; the sets of participants come round again past 4 pairs at 10,000 participants).
 
 With --web-process the API is served by ``promptpipe web`` in a child process, at the CPU
 priority it takes (WEB_NICENESS; --web-niceness N overrides it); the web process's CPU is printed.
@@ -58,7 +65,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
@@ -386,7 +393,8 @@ class Population:
 
     total: int
     burst_phones: list[list[str]]
-    """Disjoint sets of active participants in FEEDBACK, one per burst (two per pair of bursts)."""
+    """Active participants in FEEDBACK, one set per burst, the two of a pair disjoint (with more pairs than the
+    database has participants for, sets come round again)."""
     sample_ids: list[str]
     """Active participants in FEEDBACK spread over the study, for the per-participant endpoints."""
     sample_days: list[str]
@@ -404,8 +412,10 @@ def population(path: Path, burst: int, pairs: int) -> Population:
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
                             "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id",
                             (Status.ACTIVE, Stage.FEEDBACK)).fetchall()
-        size = min(burst, len(rows) // (2 * pairs))
-        rest = rows[2 * pairs * size:] or rows
+        size = min(burst, len(rows) // 2)
+        # More pairs than there are participants for: the groups come round again (a pair's two never the same).
+        groups = max(2, min(2 * pairs, len(rows) // max(1, size)) // 2 * 2)
+        rest = rows[groups * size:] or rows
         step = max(1, len(rest) // SAMPLE_PARTICIPANTS)
         sample = rest[::step][:SAMPLE_PARTICIPANTS]
         days = [conn.execute("SELECT local_date FROM prompt_delivery WHERE participant_id = ? ORDER BY local_date "
@@ -413,7 +423,8 @@ def population(path: Path, burst: int, pairs: int) -> Population:
         flag_ids = [row[0] for row in conn.execute("SELECT id FROM flag ORDER BY id LIMIT 40")]
     finally:
         conn.close()
-    return Population(total, [[phone for _, phone in rows[i * size:(i + 1) * size]] for i in range(2 * pairs)],
+    return Population(total, [[phone for _, phone in rows[i % groups * size:(i % groups + 1) * size]]
+                              for i in range(2 * pairs)],
                       [pid for pid, _ in sample], days, flag_ids, [phone for _, phone in sample])
 
 
@@ -786,15 +797,116 @@ class Burst:
     reply_s: list[float]
     """When each reply reached the transport, from the start of the burst."""
     llm_peak: int
+    cost: Cost | None = None
+    """What the service (and the web process) spent from the burst's start to its last reply."""
+    wal: WalWatch | None = None
+
+
+class WalWatch:
+    """SQLite's write-ahead log during a burst, read from the header of its index (the ``-shm`` file, which every
+    connection maps): the most frames it held and how often the writer started it over. The writer starts it over
+    after a complete checkpoint only when no reader still reads from it; each commit past 1,000 frames checkpoints."""
+
+    def __init__(self, db_path: Path | None) -> None:
+        self.path = None if db_path is None else Path(f"{db_path}-shm")
+        self.most = self.restarts = 0
+        self.last: int | None = None
+
+    def sample(self) -> None:
+        try:
+            with open(self.path or "", "rb") as shm:
+                header = shm.read(20)
+        except OSError:
+            return
+        if len(header) < 20:
+            return
+        frames = int.from_bytes(header[16:20], sys.byteorder)  # mxFrame
+        if self.last is not None and frames < self.last:
+            self.restarts += 1
+        self.most, self.last = max(self.most, frames), frames
+
+
+@dataclass(frozen=True)
+class Sched:
+    """A process's CPU and time waiting for one, so far: user + system CPU of all its threads, living and ended
+    (``/proc/PID/stat``), and the time its living threads spent runnable but not running
+    (``/proc/PID/task/*/schedstat``: another thread had the core; the kernel's own count, nothing sampled)."""
+
+    cpu_s: float
+    waited_ns: dict[int, int]
+    preempted: int
+    """Involuntary context switches of its living threads (``/proc/PID/task/*/status``)."""
+
+    @staticmethod
+    def of(pid: int | None) -> Sched | None:
+        if pid is None:
+            return None
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            waited, preempted = {}, 0
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                try:
+                    waited[int(task.name)] = int((task / "schedstat").read_text().split()[1])
+                    status = (task / "status").read_text()
+                    preempted += int(status.rsplit("nonvoluntary_ctxt_switches:", 1)[1].split()[0])
+                except (OSError, IndexError, ValueError):
+                    continue  # the thread ended meanwhile
+        except OSError:
+            return None
+        return Sched((int(stat[11]) + int(stat[12])) / float(os.sysconf("SC_CLK_TCK")), waited, preempted)
+
+    def since(self, before: Sched) -> tuple[float, float, int]:
+        """CPU seconds, seconds runnable but waiting, and preemptions between ``before`` and this."""
+        waited = sum(ns - before.waited_ns.get(tid, 0) for tid, ns in self.waited_ns.items()) / 1e9
+        return self.cpu_s - before.cpu_s, waited, self.preempted - before.preempted
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Between a burst's start and its last reply."""
+
+    service_cpu_s: float
+    service_waited_s: float
+    """The service's threads runnable but not running: CPU another process (or another of its threads) had."""
+    service_preempted: int
+    web_cpu_s: float | None
+    web_waited_s: float | None
+    client_cpu_s: float | None = None
+    """The HTTP client's process (this benchmark's, at niceness 0: a researcher's browser runs elsewhere)."""
+
+
+class CostMeter:
+    """Samples :class:`Sched` of the service (this process), of the web process if any, and of the HTTP client."""
+
+    client_pid: ClassVar[int | None] = None
+
+    def __init__(self, web_pid: int | None) -> None:
+        self.web_pid = web_pid
+        self.service, self.web = Sched.of(os.getpid()), Sched.of(web_pid)
+        self.client = Sched.of(self.client_pid)
+
+    def done(self) -> Cost | None:
+        service, web, client = Sched.of(os.getpid()), Sched.of(self.web_pid), Sched.of(self.client_pid)
+        if service is None or self.service is None:
+            return None
+        cpu, waited, preempted = service.since(self.service)
+        web_cpu = web_waited = None
+        if web is not None and self.web is not None:
+            web_cpu, web_waited, _ = web.since(self.web)
+        client_cpu = None if client is None or self.client is None else client.since(self.client)[0]
+        return Cost(cpu, waited, preempted, web_cpu, web_waited, client_cpu)
 
 
 async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: list[str], label: str,
-                    start_wall: float | None = None) -> tuple[Burst, float]:
+                    start_wall: float | None = None, web_pid: int | None = None) -> tuple[Burst, float]:
     """Inject one message per phone at once (at ``start_wall`` if given); wait for every reply."""
     if start_wall is not None:
         await asyncio.sleep(max(0.0, start_wall - time.time()))
     llm.peak_in_flight = 0
     sent_before = len(transport.sent)
+    wal = WalWatch(app.db.sqlite_path)
+    wal.sample()
+    meter = CostMeter(web_pid)
     t0 = time.perf_counter()
     started: dict[str, float] = {}
 
@@ -818,13 +930,15 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
             answered = replied()
             if len(answered) == len(phones):
                 break
+        wal.sample()
         await asyncio.sleep(WAIT_STEP_S)
+    cost = meter.done()  # within WAIT_STEP_S of the last reply
     answered = answered or replied()
     times = list(answered.values())
     return Burst(label, len(answered), len(phones), stored_s, min(times) - t0 if times else None,
                  max(times) - t0 if len(answered) == len(phones) else None,
                  [answered[phone] - started[phone] for phone in answered], [at - t0 for at in times],
-                 llm.peak_in_flight), t0
+                 llm.peak_in_flight, cost, wal if wal.path is not None else None), t0
 
 
 def burst_lines(burst: Burst) -> list[str]:
@@ -837,6 +951,99 @@ def burst_lines(burst: Burst) -> list[str]:
         lines.append(f"    GAVE UP after {BURST_GIVE_UP_S:.0f} s: {burst.replies:,} of {burst.expected:,} replied")
     else:
         lines.append(f"    all {burst.expected:,} replies handed to the transport after {burst.last_reply_s:.2f} s")
+    if burst.latency_s:
+        lines.append(f"    mean inject -> reply {statistics.fmean(burst.latency_s):.3f} s")
+    cost = burst.cost
+    if cost is not None:
+        web = "" if cost.web_cpu_s is None else (f"; the web process: CPU {cost.web_cpu_s:.2f} s, runnable but "
+                                                 f"waiting {cost.web_waited_s:.2f} s")
+        lines.append(f"    from the burst's start to its last reply, the service process: CPU "
+                     f"{cost.service_cpu_s:.2f} s, "
+                     f"its threads runnable but waiting for a core {cost.service_waited_s:.2f} s, "
+                     f"preempted {cost.service_preempted:,} times{web}"
+                     f"{'' if cost.client_cpu_s is None else f'; the HTTP client: CPU {cost.client_cpu_s:.2f} s'}")
+    if burst.wal is not None:
+        lines.append(f"    SQLite's write-ahead log, read every {WAIT_STEP_S * 1000:.0f} ms: most {burst.wal.most:,} "
+                     f"frames; started over {burst.wal.restarts} times")
+    return lines
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One of a burst's figures, in a pair (without load, with load)."""
+
+    name: str
+    unit: str
+    of: Any
+    """Burst -> float | None."""
+
+
+PAIR_FIGURES = (
+    Figure("all replies (wall time to the last)", "s", lambda b: b.last_reply_s),
+    Figure("mean inject -> reply", "s", lambda b: statistics.fmean(b.latency_s) if b.latency_s else None),
+    Figure("service CPU to the last reply", "s", lambda b: b.cost.service_cpu_s if b.cost else None),
+    Figure("service runnable, waiting for a core", "s", lambda b: b.cost.service_waited_s if b.cost else None),
+    Figure("service CPU + waiting for a core", "s",
+           lambda b: b.cost.service_cpu_s + b.cost.service_waited_s if b.cost else None),
+)
+TARGET_PERCENT = 5.0
+T_975 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10,
+         2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04)
+"""Student's t, two-sided 95 %, for 1..30 degrees of freedom (1.96 beyond)."""
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float | None]:
+    """The mean and the half-width of its 95 % confidence interval (None for fewer than two values)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    t = T_975[len(values) - 2] if len(values) - 1 <= len(T_975) else 1.96
+    return mean, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def median_ci(values: Sequence[float]) -> tuple[float, float] | None:
+    """A 95 % interval of the median that assumes nothing of the distribution (order statistics: the k-th smallest
+    and largest, k the largest with P(Binomial(n, 1/2) < k) ≤ 2.5 %); None for fewer than 6 values. One disturbed
+    burst (another process took the cores) moves it by one rank, not by its size."""
+    n, ranked = len(values), sorted(values)
+    k = 0
+    while sum(math.comb(n, i) for i in range(k + 1)) / 2**n <= 0.025:
+        k += 1
+    return None if k == 0 else (ranked[k - 1], ranked[n - k])
+
+
+def pair_lines(pairs: list[tuple[Burst, Burst]]) -> list[str]:
+    """Each figure: with load against without, as the ratio within each pair (the pair's two bursts ran side by side
+    in time, so the VM's slow and quick phases mostly cancel), then the mean of the ratios with its 95 % interval and
+    their median and range."""
+    lines = [f"  pairs of bursts, with API load against without ({len(pairs)} pairs; Δ = with / without - 1 within "
+             "each pair; mean ± 95 % confidence half-width, median with its 95 % interval from 6 pairs, range):"]
+    for figure in PAIR_FIGURES:
+        values = [(figure.of(quiet), figure.of(loaded)) for quiet, loaded in pairs]
+        values = [(without, with_) for without, with_ in values if without is not None and with_ is not None]
+        deltas = [(with_ / without - 1) * 100 for without, with_ in values if without > 0]
+        if not deltas:
+            continue
+        mean, half = mean_ci(deltas)
+        spread = "" if half is None else f" ± {half:.1f}"
+        around = median_ci(deltas)
+        interval = "" if around is None else f", 95 % {around[0]:+.1f} to {around[1]:+.1f}"
+        lines.append(f"    {figure.name:<38} without {statistics.fmean(v for v, _ in values):6.2f} {figure.unit}, "
+                     f"with {statistics.fmean(v for _, v in values):6.2f} {figure.unit}: Δ {mean:+.1f}{spread} % "
+                     f"(median {statistics.median(deltas):+.1f} %{interval}; range {min(deltas):+.1f} to "
+                     f"{max(deltas):+.1f})")
+    replies = [(PAIR_FIGURES[1].of(quiet), PAIR_FIGURES[1].of(loaded)) for quiet, loaded in pairs]
+    deltas = [(with_ / without - 1) * 100 for without, with_ in replies if without and with_]
+    if len(deltas) >= 2:
+        mean, half = mean_ci(deltas)
+        verdict = ("met" if mean + (half or 0) <= TARGET_PERCENT else
+                   "missed" if mean - (half or 0) > TARGET_PERCENT else "not shown either way")
+        lines.append(f"    target: the API's load delays replies ≤ +{TARGET_PERCENT:.0f} % (mean inject -> reply, "
+                     f"the 95 % interval {mean - (half or 0):+.1f} to {mean + (half or 0):+.1f} %): {verdict}")
+    wall, cpu = PAIR_FIGURES[0].of, PAIR_FIGURES[2].of
+    lines.append("    each pair's Δ of the wall time to the last reply / of the service's CPU: " + ", ".join(
+        f"{(wall(loaded) / wall(quiet) - 1) * 100:+.0f}/{(cpu(loaded) / cpu(quiet) - 1) * 100:+.0f}"
+        for quiet, loaded in pairs if wall(quiet) and wall(loaded) and cpu(quiet) and cpu(loaded)) + " %")
     return lines
 
 
@@ -961,13 +1168,13 @@ async def run(work: Path, args: argparse.Namespace) -> None:
                      pilots=PilotDesk(app.settings, app.clock, App.build))
     server = WebServer(ctx, "127.0.0.1:0")
     web_child: Any = None
-    niceness = 0
+    priority = ""
     if args.web_process:
-        web_child, base_url, niceness = await start_web_child(work, args.web_niceness)
+        web_child, base_url, priority = await start_web_child(work, args.web_niceness)
     else:
         await server.start()
         base_url = server.url
-    where = (f"in a process of its own (promptpipe web, niceness {niceness})" if args.web_process
+    where = (f"in a process of its own (promptpipe web, {priority})" if args.web_process
              else "in the service's loop")
     try:
         secret, _ = await create_token(app.db, app.clock, name=f"bench-{int(time.time())}", role="researcher",
@@ -975,6 +1182,7 @@ async def run(work: Path, args: argparse.Namespace) -> None:
         print(f"service started in {start_s:.2f} s (background loops on, as serve); web server at {base_url} "
               f"{where} with {WEB_READERS} read-only connections; peak RSS {peak_rss_mb():.0f} MB")
         await client.start(base_url, secret)
+        CostMeter.client_pid = client.process.pid
         print(f"dashboard: {await client.call('sign_in')} through the /login form (researcher token)")
         idle = {} if args.bursts_only else await measure_idle(client, pop, build_site(ctx).routes,
                                                               app.clock.now().date())
@@ -1008,19 +1216,21 @@ def web_child_main(work: str, conn: Any, niceness: str | None) -> None:
     async def serve() -> None:
         db = Database(settings.database_url)
         handle = await start_web(settings, db, SystemClock())
-        conn.send((handle.server.url, os.getpriority(os.PRIO_PROCESS, 0)))
+        idle = hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE
+        conn.send((handle.server.url, f"niceness {os.getpriority(os.PRIO_PROCESS, 0)}"
+                   f"{', the idle scheduling class' if idle else ''}"))
         await asyncio.Event().wait()  # until terminated
 
     asyncio.run(serve())
 
 
-async def start_web_child(work: Path, niceness: str | None) -> tuple[Any, str, int]:
+async def start_web_child(work: Path, niceness: str | None) -> tuple[Any, str, str]:
     parent, child_end = multiprocessing.get_context("spawn").Pipe()
     process = multiprocessing.get_context("spawn").Process(target=web_child_main,
                                                            args=(str(work), child_end, niceness))
     process.start()
     url, nice = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
-    return process, str(url), int(nice)
+    return process, str(url), str(nice)
 
 
 async def measure_idle(client: HttpChild, pop: Population, routes: Sequence[Any],
@@ -1059,21 +1269,32 @@ async def measure_bursts(app: Any, transport: TimedTransport, llm: FakeLLM, clie
     print(f"\nBurst: {size:,} participants (active, in FEEDBACK, 100 messages of history each) send one message "
           f"at once; fake LLM answers after {LLM_DELAY_S * 1000:.0f} ms; LANE_CONCURRENCY="
           f"{app.settings.lane_concurrency}, SEND_RATE_PER_SECOND=0; {pairs} pair(s) of bursts without and with "
-          "API load, alternating which comes first; each burst has participants of its own")
+          f"API load, alternating which comes first; {len({tuple(g) for g in pop.burst_phones})} sets of participants, "
+          "a pair's two bursts never the same")
     if not idle:
         await warm_up(client, pop, rate)
     quiet_s: list[float] = []
     loaded_s: list[float] = []
+    done: list[tuple[Burst, Burst]] = []
     groups = iter(pop.burst_phones)
+    web_pid = None if web_child is None else web_child.pid
     for pair in range(pairs):
+        both: dict[bool, Burst] = {}
         for with_load in ((False, True) if pair % 2 == 0 else (True, False)):
             phones = next(groups)
-            took = await (burst_with_load(app, transport, llm, client, pop, idle, rate, web_child, phones)
-                          if with_load else burst_alone(app, transport, llm, phones))
-            if took is not None:
-                (loaded_s if with_load else quiet_s).append(took)
+            burst = await (burst_with_load(app, transport, llm, client, pop, idle, rate, web_child, phones)
+                           if with_load else burst_alone(app, transport, llm, phones, web_pid))
+            both[with_load] = burst
+            if burst.last_reply_s is not None:
+                (loaded_s if with_load else quiet_s).append(burst.last_reply_s)
             await wait_idle(app)
             await asyncio.sleep(1.0)
+        if all(b.last_reply_s is not None for b in both.values()):
+            done.append((both[False], both[True]))
+    if done:
+        print()
+        for line in pair_lines(done):
+            print(line)
     if quiet_s and loaded_s:
         quiet, loaded = statistics.median(quiet_s), statistics.median(loaded_s)
         print(f"  the burst took {loaded:.2f} s with API load against {quiet:.2f} s without, medians of "
@@ -1096,25 +1317,23 @@ async def warm_up(client: HttpChild, pop: Population, rate: float) -> None:
     await asyncio.sleep(1.0)
 
 
-async def burst_alone(app: Any, transport: TimedTransport, llm: FakeLLM, phones: list[str]) -> float | None:
-    cpu = time.process_time()
-    quiet, _ = await run_burst(app, transport, llm, phones, "without API load")
-    cpu = time.process_time() - cpu
+async def burst_alone(app: Any, transport: TimedTransport, llm: FakeLLM, phones: list[str],
+                      web_pid: int | None) -> Burst:
+    quiet, _ = await run_burst(app, transport, llm, phones, "without API load", web_pid=web_pid)
     for line in burst_lines(quiet):
         print(line)
-    print(f"    the service process's CPU from the burst's start to its last reply: {cpu:.2f} s")
-    return quiet.last_reply_s
+    return quiet
 
 
 async def burst_with_load(app: Any, transport: TimedTransport, llm: FakeLLM, client: HttpChild, pop: Population,
                           idle: dict[str, list[Sample]], rate: float, web_child: Any,
-                          phones: list[str]) -> float | None:
+                          phones: list[str]) -> Burst:
     start_wall = time.time() + 0.5
     client.send(("open_loop", (load_targets(pop), rate, start_wall)))
     service_cpu, web_cpu = time.process_time(), process_cpu_s(web_child)
-    loaded, t0 = await run_burst(app, transport, llm, phones, "with API load", start_wall)
+    loaded, t0 = await run_burst(app, transport, llm, phones, "with API load", start_wall,
+                                 None if web_child is None else web_child.pid)
     burst_end_s = time.perf_counter() - t0
-    burst_cpu = time.process_time() - service_cpu
     await asyncio.sleep(max(0.0, t0 + LOAD_MIN_S - time.perf_counter()))
     client.send("stop")
     samples, client_cpu = await client.receive()
@@ -1124,8 +1343,6 @@ async def burst_with_load(app: Any, transport: TimedTransport, llm: FakeLLM, cli
           f"at least {LOAD_MIN_S:.0f} s had passed; mix: {', '.join(t.label for t in load_targets(pop))}")
     for line in burst_lines(loaded):
         print(line)
-    print(f"    the service process's CPU from the burst's start to its last reply: {burst_cpu:.2f} s (from 0.5 s "
-          "before: the load starts then)")
     for line in load_lines(samples, burst_end_s, rate):
         print(line)
     load_s = max(s.planned_s for s in samples) + 1 / rate
@@ -1142,7 +1359,7 @@ async def burst_with_load(app: Any, transport: TimedTransport, llm: FakeLLM, cli
     if means:
         print(f"  the same mix on the idle service took {statistics.fmean(means):.1f} ms of server time per request: "
               f"{statistics.fmean(means) * rate / 1000:.2f} s of work per second at {rate:.0f}/s")
-    return loaded.last_reply_s
+    return loaded
 
 
 def process_cpu_s(process: Any) -> float:

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.errors import Conflict, NotFound
 from promptpipe.storage.access_tables import ApiToken, AuditEntry
 from promptpipe.storage.models import table_of
+from promptpipe.storage.prepared import Prepared
 
-__all__ = ["add_audit", "add_token", "audit_actions", "audit_actors", "audit_count", "audit_entries", "list_tokens",
-           "mark_used", "revoke_token", "token_by_hash", "token_by_id"]
+__all__ = [
+    "TokenState",
+    "add_audit",
+    "add_token",
+    "audit_actions",
+    "audit_actors",
+    "audit_count",
+    "audit_entries",
+    "list_tokens",
+    "mark_used",
+    "revoke_token",
+    "token_by_hash",
+    "token_by_id",
+]
 
 _TOKEN = table_of(ApiToken)
 _AUDIT = table_of(AuditEntry)
@@ -30,13 +43,33 @@ def add_token(session: Session, *, name: str, role: str, token_hash: str, by: st
     return token
 
 
-def token_by_hash(session: Session, token_hash: str) -> ApiToken | None:
+class TokenState(NamedTuple):
+    """What a request needs of its token: who, and whether it still holds."""
+
+    id: int
+    name: str
+    role: str
+    revoked_at: datetime | None
+    expires_at: datetime | None
+    last_used_at: datetime | None
+
+
+_STATE = select(_TOKEN.c.id, _TOKEN.c.name, _TOKEN.c.role, _TOKEN.c.revoked_at, _TOKEN.c.expires_at,
+                _TOKEN.c.last_used_at)
+# Every API request and page reads its token: one statement on the driver, not the ORM's (~0.2 ms of the web's CPU).
+_BY_HASH = Prepared(_STATE.where(_TOKEN.c.token_hash == bindparam("token_hash")))
+_BY_ID = Prepared(_STATE.where(_TOKEN.c.id == bindparam("token_id")))
+
+
+def token_by_hash(session: Session, token_hash: str) -> TokenState | None:
     """The token with this hash, revoked or not."""
-    return session.execute(select(ApiToken).where(_TOKEN.c.token_hash == token_hash)).scalar_one_or_none()
+    rows = _BY_HASH.rows(session.connection(), {"token_hash": token_hash})
+    return TokenState(*rows[0]) if rows else None
 
 
-def token_by_id(session: Session, token_id: int) -> ApiToken | None:
-    return session.get(ApiToken, token_id)
+def token_by_id(session: Session, token_id: int) -> TokenState | None:
+    rows = _BY_ID.rows(session.connection(), {"token_id": token_id})
+    return TokenState(*rows[0]) if rows else None
 
 
 def list_tokens(session: Session) -> list[ApiToken]:

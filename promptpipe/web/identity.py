@@ -7,8 +7,7 @@ from datetime import datetime, timedelta
 
 from promptpipe.domain.access import hash_token
 from promptpipe.research.tokens import Caller
-from promptpipe.storage.access import mark_used, token_by_hash, token_by_id
-from promptpipe.storage.access_tables import ApiToken
+from promptpipe.storage.access import TokenState, mark_used, token_by_hash, token_by_id
 from promptpipe.storage.db import Database
 
 __all__ = ["USE_NOTED_EVERY", "Expired", "caller_by_id", "identify", "note_use"]
@@ -30,8 +29,8 @@ class Expired:
                 "ask an admin for a new one")
 
 
-def _caller(token: ApiToken | None, now: datetime) -> Caller | Expired | None:
-    if token is None or token.revoked_at is not None or token.id is None:
+def _caller(token: TokenState | None, now: datetime) -> Caller | Expired | None:
+    if token is None or token.revoked_at is not None:
         return None
     if token.expires_at is not None and token.expires_at <= now:
         return Expired(token.name, token.expires_at)

@@ -102,17 +102,19 @@ async def test_promptpipe_web_needs_an_address(tmp_path: Path, fake_openai: Fake
         await web_command(settings)  # type: ignore[arg-type]
 
 
-def _thread_niceness(pid: int) -> set[int]:
-    """The niceness of each of a process's threads (Linux: a thread has its own)."""
-    return {int(Path(stat).read_text().rsplit(")", 1)[1].split()[16])
-            for stat in glob.glob(f"/proc/{pid}/task/*/stat")}
+def _thread_priorities(pid: int) -> set[tuple[int, int]]:
+    """The niceness and scheduling class of each of a process's threads (Linux: a thread has its own)."""
+    fields = [Path(stat).read_text().rsplit(")", 1)[1].split() for stat in glob.glob(f"/proc/{pid}/task/*/stat")]
+    return {(int(field[16]), int(field[38])) for field in fields}
 
 
-@pytest.mark.parametrize(("niceness", "expected"), [(None, 10), ("0", 0)], ids=["default", "off"])
+@pytest.mark.parametrize(("niceness", "expected", "idle"), [(None, 10, True), ("0", 0, False)],
+                         ids=["default", "off"])
 def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, niceness: str | None,
-                                                           expected: int) -> None:
+                                                           expected: int, idle: bool) -> None:
     """On a busy machine the participants' turns come before the dashboard: `promptpipe web`
-    runs every thread at niceness 10 unless WEB_NICENESS says otherwise (never below its own)."""
+    runs every thread at niceness 10 and in the idle scheduling class (a core no one else wants)
+    unless WEB_NICENESS says otherwise (never below its own niceness)."""
     if not Path("/proc/self/task").is_dir():
         pytest.skip("reads thread priorities from Linux's /proc")
     port = free_port()
@@ -135,11 +137,13 @@ def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, nicen
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "promptpipe web did not answer within 10 minutes"
                 time.sleep(0.1)
-        found = _thread_niceness(proc.pid)
+        found = _thread_priorities(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    assert found == {max(expected, os.getpriority(os.PRIO_PROCESS, 0))}, found
+    own_class = os.sched_getscheduler(0)
+    wanted_class = os.SCHED_IDLE if idle and own_class == os.SCHED_OTHER else own_class
+    assert found == {(max(expected, os.getpriority(os.PRIO_PROCESS, 0)), wanted_class)}, found
 
 
 def test_a_niceness_outside_what_nice_takes_is_refused_by_name(tmp_path: Path) -> None:
