@@ -16,9 +16,6 @@ from promptpipe.storage.urls import sync_url
 __all__ = ["SQLITE_BUSY_TIMEOUT_MS", "create_sqlite_engine", "query_only"]
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
-SQLITE_MMAP_BYTES = 1 << 30
-"""How much of the database file SQLite reads through memory mapping rather than a read call per page: a turn reads a
-participant's pages cold (each participant writes rarely), and copying them in was a third of its reads (issue 50)."""
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
@@ -27,7 +24,6 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     _ensure_wal(cur)
     cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
     cur.execute("PRAGMA foreign_keys=ON")
     # An erased participant's texts cannot be read back from free pages.
     cur.execute("PRAGMA secure_delete=ON")
