@@ -36,6 +36,8 @@ TURN_SLOTS_PER_MODEL_CALL = 2
 """Turns under way per model call allowed at once: a turn's read and commit overlap others' calls."""
 
 _here: tuple[Lanes[Any], asyncio.AbstractEventLoop] | None = None
+_BLOCKED: tuple[list[InboxRow], int, Any, bool] = ([], 0, None, False)
+"""What a first look found (this very object): rows pending, none can run yet (the lane looks itself, and may write)."""
 
 
 def lanes_here() -> Lanes[Any] | None:
@@ -101,11 +103,14 @@ class Lanes(Generic[C]):
         if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
             return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:
-            with session.begin_nested():
-                return FirstLook(self._next_batch(session, participant_id, now, pending))
+            # The look writes nothing (rows that cannot run yet: the lane looks itself). A failed read leaves SQLite's
+            # transaction as it was, so only PostgreSQL's needs the savepoint (~17 µs through SQLAlchemy).
+            with contextlib.nullcontext() if self.db.is_sqlite else session.begin_nested():
+                found = self._next_batch(session, participant_id, now, pending, looking=True)
         except Exception as exc:
             log.warning("first_look_failed", participant_id=participant_id, error=repr(exc)[:200])
             return None
+        return None if found is _BLOCKED else FirstLook(found)
 
     def wake(self, participant_id: str, looked: FirstLook[C] | None = None) -> None:
         """Make sure a lane looks at this participant soon; ``looked``: what :meth:`first_look` read."""
@@ -257,9 +262,11 @@ class Lanes(Generic[C]):
         self._free_slots += 1
 
     def _next_batch(
-        self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
+        self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None, *,
+        looking: bool = False,
     ) -> tuple[list[InboxRow], int, C, bool] | None:
-        """One transaction: the batch, how many rows are pending, its context and whether it is urgent."""
+        """One transaction: the batch, how many rows are pending, its context and whether it is urgent. ``looking``
+        (:meth:`first_look`): write nothing; rows pending that cannot run yet come back as ``_BLOCKED``."""
         if self.sharing is not None and not self.sharing.owns(number_of(session, participant_id)):
             return None
         rows = pending_inbox(session, participant_id) if pending is None else pending
@@ -267,6 +274,8 @@ class Lanes(Generic[C]):
         urgent = self.runner.urgent(session, messages) if messages else set()
         batch = select_batch(rows, now, urgent)
         if not batch:
+            if rows and looking:
+                return _BLOCKED
             if rows:
                 self.runner.blocked(session, participant_id, rows, now)
             return None

@@ -11,7 +11,7 @@ import asyncio
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +57,8 @@ class Database:
         try:
             if self.is_sqlite:
                 self.engine: Engine = create_sqlite_engine(url, echo=echo, pool_reset_on_return=None,
-                                                           pool_size=threads, own_transactions=not self.read_only)
+                                                           pool_size=threads, own_transactions=not self.read_only,
+                                                           max_overflow=0 if self.read_only else 2)
                 if self.read_only:
                     event.listen(self.engine, "connect", query_only)
             else:
@@ -73,9 +74,10 @@ class Database:
         """SQLite's writer: transactions waiting side by side commit together (off: one by one)."""
         self.consent_board = ConsentBoard()
         """The consent holds this process's transactions wrote (see :mod:`.consent_board`)."""
+        self._kept = _KeptConnection(self.engine) if self._sqlite_writer else None
         self._executor = WorkQueue(threads, "db", together=(
-            functools.partial(_together_on_one_connection, self.engine, self.consent_board)
-            if self._sqlite_writer else None))
+            functools.partial(_together_on_one_connection, self._kept, self.consent_board)
+            if self._kept is not None else None))
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
         self.upgraded: schema.UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
@@ -157,17 +159,24 @@ class Database:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
 
     def _checkpoint(self) -> str:
-        raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
-        try:
-            busy, pages, moved = raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        finally:
-            raw.close()
+        if self._kept is not None:  # on the writer's thread, between its transactions: none is open
+            driver = self._kept.get().connection.driver_connection
+            assert driver is not None
+            busy, pages, moved = driver.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        else:
+            raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
+            try:
+                busy, pages, moved = raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                raw.close()
         return "ok" if not busy and pages == moved else (
             f"partial: another connection is reading ({moved} of {pages} pages moved)")
 
     async def close(self) -> None:
         """Wait for transactions already handed to the database thread, then close."""
         await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown, True)
+        if self._kept is not None:
+            self._kept.close()  # the writer's thread has ended: nobody else uses it
         self.engine.dispose()
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],
@@ -206,7 +215,8 @@ class _JoinedSession(Session):
         return super().connection(bind_arguments, execution_options)
 
 
-def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: ConsentBoard | None = None) -> T:
+def _on_one_connection(engine: Engine | _KeptConnection, fn: Callable[[Session], T],
+                       board: ConsentBoard | None = None) -> T:
     """A writer's transaction, with a session joined to it: the session's own begin and commit cost twice the
     transaction itself on SQLite (~50 µs of ~120), and a fifth of a PostgreSQL database thread's time in a burst."""
     with Ending() as ending, _writer_transaction(engine) as connection:
@@ -220,7 +230,7 @@ def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: Consen
             session.close()
 
 
-def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
+def _together_on_one_connection(engine: _KeptConnection, board: ConsentBoard | None,
                                 fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
     """SQLite's writer: ``fns`` in one transaction, each in a savepoint (one alone: none). One that raises is rolled
     back to its savepoint and gets its error; if the transaction itself fails, every one of them gets that error."""
@@ -236,11 +246,34 @@ def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
         raise our_error(exc) from None
 
 
+class _KeptConnection:
+    """SQLite's writer connection, kept checked out from one transaction to the next on its one thread (taking it from
+    the pool and giving it back was a fifth of an empty transaction's cost); one that broke is replaced. Its pool lets
+    a second connection open beside it (a command line's or the web's look at the database from another thread)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._connection: Connection | None = None
+
+    def get(self) -> Connection:
+        connection = self._connection
+        if connection is None or connection.closed or connection.invalidated:
+            if connection is not None:
+                connection.close()
+            connection = self._connection = self.engine.connect()
+        return connection
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
 @contextmanager
-def _writer_transaction(engine: Engine) -> Iterator[Connection]:
+def _writer_transaction(engine: Engine | _KeptConnection) -> Iterator[Connection]:
     """A transaction (SQLite: ``BEGIN IMMEDIATE``) committed when the block ends; whatever fails, the block or the
     commit itself (a reference SQLite checks only then), the connection goes back with no transaction open."""
-    with engine.connect() as connection:
+    with nullcontext(engine.get()) if isinstance(engine, _KeptConnection) else engine.connect() as connection:
         transaction = connection.begin()
         try:
             yield connection
@@ -252,6 +285,9 @@ def _writer_transaction(engine: Engine) -> Iterator[Connection]:
             # SQLite: a refused COMMIT leaves the transaction open (psycopg ends it with the error).
             if driver is not None and getattr(driver, "in_transaction", False):
                 driver.rollback()
+            # A refused COMMIT leaves SQLAlchemy's transaction on the connection, inactive: the kept one must lose it.
+            if isinstance(engine, _KeptConnection) and connection.get_transaction() is transaction:
+                transaction.rollback()
 
 
 def _in_savepoint(connection: Connection, fn: Callable[[Session], Any], board: ConsentBoard | None,

@@ -60,10 +60,11 @@ def _on_the_driver(conn: Connection, statement: str) -> None:
         raise DBAPIError.instance(statement, (), exc, sqlite3.Error, hide_parameters=True) from exc
 
 
-def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
+def create_sqlite_engine(url: str, *, pool_size: int = 1, max_overflow: int = 0, own_transactions: bool = True,
+                         **kwargs: Any) -> Engine:
     """An engine on a SQLite file with our set-up. ``own_transactions``: every transaction starts ``BEGIN IMMEDIATE``
     (a read-then-write is atomic against other processes too); the job store leaves them to its library."""
-    engine = create_engine(sync_url(url), pool_size=pool_size, max_overflow=0, hide_parameters=True,
+    engine = create_engine(sync_url(url), pool_size=pool_size, max_overflow=max_overflow, hide_parameters=True,
                            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
                            **kwargs)
     event.listen(engine, "connect", _sqlite_pragmas)

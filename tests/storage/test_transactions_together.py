@@ -4,6 +4,7 @@ writes kept or rolled back alone, and no answer before its writes are committed.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -148,3 +149,19 @@ async def test_a_long_queue_is_committed_in_runs_of_bounded_length(sqlite_db: Da
     # What another connection saw committed as each one ran: whole runs, never more than the bound.
     assert sorted(set(commits)) == [0, TOGETHER_MAX, 2 * TOGETHER_MAX]
     assert len(_stored(sqlite_db)) == count
+
+
+async def test_another_thread_reads_beside_the_writer_between_its_transactions(sqlite_db: Database) -> None:
+    """The writer keeps its connection from one transaction to the next; a command line's or the web's look at the
+    database from another thread opens one beside it and sees what was committed, without waiting for the writer."""
+    assert await sqlite_db.run(_enrol(1)) == "p1"
+
+    def count_from_another_thread() -> int:
+        with sqlite_db.engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM participant")).scalar_one())
+
+    # pool_timeout is 30 s: a pool with no room beside the kept connection would fail this 5 s wait
+    assert await asyncio.wait_for(asyncio.to_thread(count_from_another_thread), 5) == 1
+    assert await sqlite_db.run(_enrol(2)) == "p2"
+    assert await sqlite_db.checkpoint() == "ok"
+    assert _stored(sqlite_db) == ["p1", "p2"]
