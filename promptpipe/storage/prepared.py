@@ -84,13 +84,23 @@ class Prepared:
         come in order; ``any_order``: one multi-row INSERT whose rows the caller matches by a column they return."""
         if not params:
             return []
+        postgres = connection.dialect.name != "sqlite"
+        if postgres and len(params) == 1:  # psycopg's executemany enters pipeline mode: 75 µs of CPU against 50
+            return self.rows(connection, params[0])
         plan = self._plan(connection, params[0])
         if plan is None:
             result = connection.execute(self.statement, [dict(p) for p in params])
             return list(result.all()) if result.returns_rows else []
-        if plan.results is not None and not any_order and connection.dialect.name != "sqlite":
+        if plan.results is not None and not any_order and postgres:
             # psycopg: SQLAlchemy sends the rows as one statement and hands their results back in order
             return list(connection.execute(self.statement, [dict(p) for p in params]).all())
+        if postgres and plan.results is None and plan.one_row is not None and not plan.expanding:
+            # One multi-row INSERT: psycopg's executemany (a pipeline) cost 111 µs of CPU for three rows, this 46 µs
+            for start in range(0, len(params), _ROWS_AT_ONCE):
+                chunk = params[start:start + _ROWS_AT_ONCE]
+                sql = plan.sql.replace(f"VALUES {plan.one_row}", "VALUES " + ", ".join([plan.one_row] * len(chunk)), 1)
+                _run(connection, sql, [value for p in chunk for value in _bind(plan, p)[1]], many=False)
+            return []
         if plan.expanding or (plan.results is not None and not (any_order and plan.one_row)):
             return [row for p in params for row in self.rows(connection, p)]
         if plan.results is not None and plan.one_row is not None:
@@ -113,6 +123,8 @@ class Prepared:
             return self._plans.setdefault(keys, _compile(self.statement, dialect, placeholder, keys[1]))
 
 
+_ROWS_AT_ONCE = 100
+"""Rows per multi-row INSERT on PostgreSQL: each count is its own statement text in psycopg's and the server's cache."""
 _PLACEHOLDERS = {("sqlite", "pysqlite"): "?", ("postgresql", "psycopg"): "%s"}
 """The drivers run straight, and how each marks a value."""
 
