@@ -20,7 +20,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-__all__ = ["Prepared"]
+__all__ = ["InsertRow", "Prepared", "insert_row", "run_sql"]
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any] | None
@@ -121,6 +121,34 @@ class Prepared:
             return self._plans[keys]
         except KeyError:
             return self._plans.setdefault(keys, _compile(self.statement, dialect, placeholder, keys[1]))
+
+
+@dataclass(frozen=True)
+class InsertRow:
+    """One row of a compiled INSERT, for SQL built around it: each column, its placeholder (with its cast) and its value
+    as the driver takes it."""
+
+    columns: tuple[str, ...]
+    placeholders: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+def insert_row(statement: Prepared, connection: Connection, params: Mapping[str, Any]) -> InsertRow | None:
+    """``statement`` (a one-table INSERT) compiled for ``params``, split by column (None: not run straight here)."""
+    plan = statement._plan(connection, params)
+    if plan is None or plan.one_row is None or plan.expanding:
+        return None
+    start = plan.sql.find("(") + 1
+    columns = tuple(plan.sql[start:plan.sql.index(") VALUES ")].split(", "))
+    placeholders = tuple(plan.one_row[1:-1].split(", "))
+    if not (len(columns) == len(placeholders) == len(plan.steps)) or "(" in plan.one_row[1:-1]:
+        return None
+    return InsertRow(columns, placeholders, tuple(_bind(plan, params)[1]))
+
+
+def run_sql(connection: Connection, sql: str, values: Sequence[Any]) -> list[Row]:
+    """SQL built from :func:`insert_row`'s parts, on the driver's cursor (listeners hear it); the rows it returned."""
+    return list(_run(connection, sql, values, many=False).fetchall())
 
 
 _ROWS_AT_ONCE = 100
