@@ -22,7 +22,7 @@ from promptpipe.questionnaires.store.writes import (
     reschedule_instance,
     schedule_instance,
 )
-from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery, recount, set_vote
+from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery_and_recount, recount, set_vote
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 from promptpipe.storage.outbox_rows import drop_held_greetings
 from promptpipe.storage.transcript import annotate_message, set_kind
@@ -241,11 +241,10 @@ def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds)
 
 def _deliver(session: Session, delivery: Delivery, ids: MessageIds) -> None:
     prompt, poll, intensity_poll = delivery.keys
-    record_delivery(session, participant_id=delivery.participant_id, inbox_id=delivery.inbox_id,
-                    schedule_id=delivery.schedule_id, local_date=delivery.local_date,
-                    prompt_text=delivery.prompt_text, prompt_message_id=ids.get(prompt),
-                    poll_message_id=ids.get(poll), now=delivery.at)
-    delivery.record.counters = recount(session, delivery.participant_id)
+    delivery.record.counters = record_delivery_and_recount(
+        session, participant_id=delivery.participant_id, inbox_id=delivery.inbox_id,
+        schedule_id=delivery.schedule_id, local_date=delivery.local_date, prompt_text=delivery.prompt_text,
+        prompt_message_id=ids.get(prompt), poll_message_id=ids.get(poll), now=delivery.at)
     if (poll_id := ids.get(intensity_poll)) is not None:
         delivery.record.intensity_poll_message = poll_id
 
