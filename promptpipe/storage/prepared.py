@@ -20,7 +20,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-__all__ = ["InsertRow", "Prepared", "insert_row", "run_sql"]
+__all__ = ["InsertRow", "Prepared", "Row", "bound", "insert_row", "run_sql"]
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any] | None
@@ -144,6 +144,18 @@ def insert_row(statement: Prepared, connection: Connection, params: Mapping[str,
     if not (len(columns) == len(placeholders) == len(plan.steps)) or "(" in plan.one_row[1:-1]:
         return None
     return InsertRow(columns, placeholders, tuple(_bind(plan, params)[1]))
+
+
+def bound(statement: Prepared, connection: Connection, params: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """``statement``'s SQL (its ``IN`` lists spelt out) and values as run straight, to be part of a larger statement
+    (None: not run straight here, or an empty ``IN`` list)."""
+    plan = statement._plan(connection, params)
+    if plan is None:
+        return None
+    try:
+        return _bind(plan, params)
+    except _EmptyList:
+        return None
 
 
 def run_sql(connection: Connection, sql: str, values: Sequence[Any]) -> list[Row]:
