@@ -128,6 +128,7 @@ class InsertRow:
     """One row of a compiled INSERT, for SQL built around it: each column, its placeholder (with its cast) and its value
     as the driver takes it."""
 
+    table: str
     columns: tuple[str, ...]
     placeholders: tuple[str, ...]
     values: tuple[Any, ...]
@@ -139,11 +140,13 @@ def insert_row(statement: Prepared, connection: Connection, params: Mapping[str,
     if plan is None or plan.one_row is None or plan.expanding:
         return None
     start = plan.sql.find("(") + 1
+    if not plan.sql.startswith("INSERT INTO ") or ") VALUES " not in plan.sql:
+        return None
     columns = tuple(plan.sql[start:plan.sql.index(") VALUES ")].split(", "))
     placeholders = tuple(plan.one_row[1:-1].split(", "))
     if not (len(columns) == len(placeholders) == len(plan.steps)) or "(" in plan.one_row[1:-1]:
         return None
-    return InsertRow(columns, placeholders, tuple(_bind(plan, params)[1]))
+    return InsertRow(plan.sql[len("INSERT INTO "):start - 2], columns, placeholders, tuple(_bind(plan, params)[1]))
 
 
 def bound(statement: Prepared, connection: Connection, params: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
