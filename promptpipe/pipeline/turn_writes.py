@@ -22,7 +22,13 @@ from promptpipe.questionnaires.store.writes import (
     reschedule_instance,
     schedule_instance,
 )
-from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery_and_recount, recount, set_vote
+from promptpipe.storage.deliveries import (
+    delivery_row,
+    mark_reminder_sent,
+    record_delivery_and_recount,
+    recount,
+    set_vote,
+)
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 from promptpipe.storage.outbox_rows import drop_held_greetings
 from promptpipe.storage.transcript import annotate_message, set_kind
@@ -254,11 +260,12 @@ def _decision_values(decision: Decision, ids: MessageIds) -> DecisionValues:
 
 def _deliver(session: Session, delivery: Delivery, ids: MessageIds, decision: DecisionValues | None = None) -> None:
     prompt, poll, intensity_poll = delivery.keys
-    delivery.record.counters = record_delivery_and_recount(
-        session, participant_id=delivery.participant_id, inbox_id=delivery.inbox_id,
-        schedule_id=delivery.schedule_id, local_date=delivery.local_date, prompt_text=delivery.prompt_text,
-        prompt_message_id=ids.get(prompt), poll_message_id=ids.get(poll), now=delivery.at,
-        along=None if decision is None else (INSERT_DECISION, vars(decision)))
+    row = delivery_row(
+        participant_id=delivery.participant_id, inbox_id=delivery.inbox_id, schedule_id=delivery.schedule_id,
+        local_date=delivery.local_date, prompt_text=delivery.prompt_text, prompt_message_id=ids.get(prompt),
+        poll_message_id=ids.get(poll), now=delivery.at)
+    along = None if decision is None else (INSERT_DECISION, vars(decision))
+    delivery.record.counters = record_delivery_and_recount(session, row, along)
     if (poll_id := ids.get(intensity_poll)) is not None:
         delivery.record.intensity_poll_message = poll_id
 

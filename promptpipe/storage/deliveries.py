@@ -21,43 +21,42 @@ _DELIVERY = table_of(PromptDelivery)
 _INSERT_DELIVERY = Prepared(insert(table_of(PromptDelivery)))
 
 
-def record_delivery(
-    session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
-    prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
-) -> None:
-    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs once)."""
-    _INSERT_DELIVERY.rows(session.connection(), {
-        "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
-        "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
-        "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
-        "vote_source": None,
-    })
-
-
-def record_delivery_and_recount(session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None,
-                                local_date: str, prompt_text: str, prompt_message_id: int | None,
-                                poll_message_id: int | None, now: datetime,
-                                along: tuple[Prepared, Mapping[str, Any]] | None = None,
-                                ) -> dict[str, int | str | None]:
-    """:func:`record_delivery`, then :func:`recount`; on PostgreSQL one statement (the row inserted by a CTE, read back
-    with the participant's earlier rows): a daily prompt's commit makes one round trip fewer. ``along``: another
-    one-row INSERT run first (the decision point), in the same statement on PostgreSQL."""
-    values = {
+def delivery_row(*, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str, prompt_text: str,
+                 prompt_message_id: int | None, poll_message_id: int | None, now: datetime) -> dict[str, object]:
+    """The delivery row of a daily prompt, as :func:`record_delivery` writes it."""
+    return {
         "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
         "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
         "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
         "vote_source": None,
     }
+
+
+def record_delivery(
+    session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
+    prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
+) -> None:
+    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs once)."""
+    _INSERT_DELIVERY.rows(session.connection(), delivery_row(
+        participant_id=participant_id, inbox_id=inbox_id, schedule_id=schedule_id, local_date=local_date,
+        prompt_text=prompt_text, prompt_message_id=prompt_message_id, poll_message_id=poll_message_id, now=now))
+
+
+def record_delivery_and_recount(session: Session, delivery: Mapping[str, object],
+                                along: tuple[Prepared, Mapping[str, Any]] | None = None,
+                                ) -> dict[str, int | str | None]:
+    """:func:`record_delivery`, then :func:`recount`; on PostgreSQL one statement (the row inserted by a CTE, read back
+    with the participant's earlier rows): a daily prompt's commit makes one round trip fewer. ``along``: another
+    one-row INSERT run first (the decision point), in the same statement on PostgreSQL."""
     connection = session.connection()
-    row = insert_row(_INSERT_DELIVERY, connection, values) if connection.dialect.name == "postgresql" else None
+    participant_id = delivery["participant_id"]
+    row = insert_row(_INSERT_DELIVERY, connection, delivery) if connection.dialect.name == "postgresql" else None
     first = insert_row(along[0], connection, along[1]) if along is not None and row is not None else None
     if row is None or (along is not None and first is None):
         if along is not None:
             along[0].rows(connection, along[1])
-        record_delivery(session, participant_id=participant_id, inbox_id=inbox_id, schedule_id=schedule_id,
-                        local_date=local_date, prompt_text=prompt_text, prompt_message_id=prompt_message_id,
-                        poll_message_id=poll_message_id, now=now)
-        return recount(session, participant_id)
+        _INSERT_DELIVERY.rows(connection, delivery)
+        return recount(session, str(participant_id))
     nested = "WITH " if first is None else f"WITH along AS ({_values_insert(first)}), "
     sql = (f"{nested}new AS ({_values_insert(row)} RETURNING id, local_date, vote) "
            "SELECT id, local_date, vote FROM prompt_delivery WHERE participant_id = %s::VARCHAR "

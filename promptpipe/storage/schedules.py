@@ -6,7 +6,6 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
@@ -91,9 +90,10 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     by_reason: dict[str, list[str]] = {}
     for op in last.values():
         by_reason.setdefault(op.reason or "replaced", []).append(op.kind)
-    arms = [{"participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-             "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None}
-            for op in last.values() if op.action == "arm"]
+    arms: list[dict[str, object]] = [{"participant_id": participant_id, "kind": op.kind, "due_at": op.due_at,
+                                       "payload": op.payload,
+                                       "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now,
+                                       "settled_at": None} for op in last.values() if op.action == "arm"]
     rows = _cancel_and_arm(session, participant_id, by_reason, arms, now)
     if rows is None:
         for reason, kinds in by_reason.items():
@@ -111,7 +111,7 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
 
 
 def _cancel_and_arm(session: Session, participant_id: str, by_reason: dict[str, list[str]],
-                    arms: list[dict[str, Any]], now: datetime) -> list[Row] | None:
+                    arms: list[dict[str, object]], now: datetime) -> list[Row] | None:
     """PostgreSQL, one reason and at least one arm (a daily prompt's commit): the cancel and the arms in one statement,
     the cancel as a CTE (it sees only the rows there before: the arms stay pending). None: not done here."""
     connection = session.connection()
