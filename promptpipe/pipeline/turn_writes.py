@@ -22,11 +22,17 @@ from promptpipe.questionnaires.store.writes import (
     reschedule_instance,
     schedule_instance,
 )
-from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery, recount, set_vote
+from promptpipe.storage.deliveries import (
+    delivery_row,
+    mark_reminder_sent,
+    record_delivery_and_recount,
+    recount,
+    set_vote,
+)
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 from promptpipe.storage.outbox_rows import drop_held_greetings
 from promptpipe.storage.transcript import annotate_message, set_kind
-from promptpipe.study.store.decisions import DecisionValues, record_decision
+from promptpipe.study.store.decisions import INSERT_DECISION, DecisionValues, record_decision
 
 MessageIds = Mapping[str, int | None]
 """The transcript ids of the messages the commit queued, by outbox key (None: queued before)."""
@@ -199,16 +205,25 @@ TurnWrite = (InboxNote | MessageNote | Refiled | Decision | Delivery | Recount |
 
 def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds) -> None:
     """Each write in order, in the commit's transaction."""
-    for write in writes:
+    along: Decision | None = None
+    for n, write in enumerate(writes):
+        if along is not None:
+            along = None  # written with the delivery that followed it
+            continue
         match write:
+            case Decision() if n + 1 < len(writes) and isinstance(writes[n + 1], Delivery):
+                along = write  # a daily prompt: its decision point goes with its delivery (one statement on PostgreSQL)
+                delivery = writes[n + 1]
+                assert isinstance(delivery, Delivery)
+                _deliver(session, delivery, ids, _decision_values(write, ids))
             case InboxNote(row, fields):
                 merge_inbox_payload(session, row, **fields)
             case MessageNote(message_id, fields):
                 annotate_message(session, message_id, **fields)
             case Refiled(message_ids, kind):
                 set_kind(session, message_ids, kind)
-            case Decision(values, prompt_key):
-                record_decision(session, replace(values, prompt_message_id=ids.get(prompt_key)))
+            case Decision():
+                record_decision(session, _decision_values(write, ids))
             case Delivery():
                 _deliver(session, write, ids)
             case Recount(record, participant_id):
@@ -239,13 +254,18 @@ def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds)
                 drop_held_greetings(session, participant_id)
 
 
-def _deliver(session: Session, delivery: Delivery, ids: MessageIds) -> None:
+def _decision_values(decision: Decision, ids: MessageIds) -> DecisionValues:
+    return replace(decision.values, prompt_message_id=ids.get(decision.prompt_key))
+
+
+def _deliver(session: Session, delivery: Delivery, ids: MessageIds, decision: DecisionValues | None = None) -> None:
     prompt, poll, intensity_poll = delivery.keys
-    record_delivery(session, participant_id=delivery.participant_id, inbox_id=delivery.inbox_id,
-                    schedule_id=delivery.schedule_id, local_date=delivery.local_date,
-                    prompt_text=delivery.prompt_text, prompt_message_id=ids.get(prompt),
-                    poll_message_id=ids.get(poll), now=delivery.at)
-    delivery.record.counters = recount(session, delivery.participant_id)
+    row = delivery_row(
+        participant_id=delivery.participant_id, inbox_id=delivery.inbox_id, schedule_id=delivery.schedule_id,
+        local_date=delivery.local_date, prompt_text=delivery.prompt_text, prompt_message_id=ids.get(prompt),
+        poll_message_id=ids.get(poll), now=delivery.at)
+    along = None if decision is None else (INSERT_DECISION, vars(decision))
+    delivery.record.counters = record_delivery_and_recount(session, row, along)
     if (poll_id := ids.get(intensity_poll)) is not None:
         delivery.record.intensity_poll_message = poll_id
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import text
+from sqlalchemy import Text, bindparam, func, select
 from sqlalchemy.orm import Session
+
+from promptpipe.storage.prepared import Prepared
 
 __all__ = ["CHANNEL", "notify_alarms"]
 
 CHANNEL = "promptpipe_alarms"
-_NOTIFY = text("SELECT pg_notify(:channel, :ids)")
+_NOTIFY = Prepared(select(func.pg_notify(bindparam("channel", type_=Text), bindparam("ids", type_=Text))))
+"""Built once and run straight on the driver: SQLAlchemy's execution cost a tenth of a commit's CPU."""
 
 
 def notify_alarms(session: Session, participant_ids: Sequence[str]) -> None:
     """PostgreSQL delivers it when (and only if) the transaction commits."""
-    session.connection().execute(_NOTIFY, {"channel": CHANNEL, "ids": ",".join(participant_ids)})
+    _NOTIFY.rows(session.connection(), {"channel": CHANNEL, "ids": ",".join(participant_ids)})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
 from promptpipe.storage.models import Message, table_of
-from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prepared import InsertRow, Prepared, insert_row, run_sql
 from promptpipe.storage.prompt_tables import PromptDelivery
 
 _MESSAGE = table_of(Message)
@@ -20,17 +21,52 @@ _DELIVERY = table_of(PromptDelivery)
 _INSERT_DELIVERY = Prepared(insert(table_of(PromptDelivery)))
 
 
+def delivery_row(*, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str, prompt_text: str,
+                 prompt_message_id: int | None, poll_message_id: int | None, now: datetime) -> dict[str, object]:
+    """The delivery row of a daily prompt, as :func:`record_delivery` writes it."""
+    return {
+        "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
+        "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
+        "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
+        "vote_source": None,
+    }
+
+
 def record_delivery(
     session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
     prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
 ) -> None:
     """The delivery row of a daily prompt, written in the commit of the prompt event (which runs once)."""
-    _INSERT_DELIVERY.rows(session.connection(), {
-        "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
-        "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
-        "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
-        "vote_source": None,
-    })
+    _INSERT_DELIVERY.rows(session.connection(), delivery_row(
+        participant_id=participant_id, inbox_id=inbox_id, schedule_id=schedule_id, local_date=local_date,
+        prompt_text=prompt_text, prompt_message_id=prompt_message_id, poll_message_id=poll_message_id, now=now))
+
+
+def record_delivery_and_recount(session: Session, delivery: Mapping[str, object],
+                                along: tuple[Prepared, Mapping[str, Any]] | None = None,
+                                ) -> dict[str, int | str | None]:
+    """:func:`record_delivery`, then :func:`recount`; on PostgreSQL one statement (the row inserted by a CTE, read back
+    with the participant's earlier rows): a daily prompt's commit makes one round trip fewer. ``along``: another
+    one-row INSERT run first (the decision point), in the same statement on PostgreSQL."""
+    connection = session.connection()
+    participant_id = delivery["participant_id"]
+    row = insert_row(_INSERT_DELIVERY, connection, delivery) if connection.dialect.name == "postgresql" else None
+    first = insert_row(along[0], connection, along[1]) if along is not None and row is not None else None
+    if row is None or (along is not None and first is None):
+        if along is not None:
+            along[0].rows(connection, along[1])
+        _INSERT_DELIVERY.rows(connection, delivery)
+        return recount(session, str(participant_id))
+    nested = "WITH " if first is None else f"WITH along AS ({_values_insert(first)}), "
+    sql = (f"{nested}new AS ({_values_insert(row)} RETURNING id, local_date, vote) "
+           "SELECT id, local_date, vote FROM prompt_delivery WHERE participant_id = %s::VARCHAR "
+           "UNION ALL SELECT id, local_date, vote FROM new ORDER BY id")
+    facts = run_sql(connection, sql, [*(first.values if first is not None else ()), *row.values, participant_id])
+    return counters([DeliveryFact(local_date=day, vote=vote) for _, day, vote in facts])
+
+
+def _values_insert(row: InsertRow) -> str:
+    return f"INSERT INTO {row.table} ({', '.join(row.columns)}) VALUES ({', '.join(row.placeholders)})"
 
 
 _DELIVERY_FACTS = Prepared(select(_DELIVERY.c.local_date, _DELIVERY.c.vote)

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, delete, exists, or_, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, case, delete, exists, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import NumberLease, table_of
+from promptpipe.storage.prepared import Prepared
 
 __all__ = ["PRESENCE", "RELEASED", "LeaseRow", "acquire", "every_lease", "forget_absent", "held_by", "holders",
            "presence_name", "release", "renew", "request_move", "still_held"]
@@ -164,11 +165,16 @@ def held_by(name: ColumnElement[Any] | str, holder: str, token: ColumnElement[An
                           _LEASE.c.expires_at > now)
 
 
+_HELD = select(_LEASE.c.name).where(_LEASE.c.name == bindparam("name"), _LEASE.c.holder == bindparam("holder"),
+                                    _LEASE.c.token == bindparam("token"), _LEASE.c.expires_at > bindparam("now"))
+_STILL_HELD = {"sqlite": Prepared(_HELD), "postgresql": Prepared(_HELD.with_for_update(read=True))}
+"""Built once: every commit of a service among several runs it (through SQLAlchemy's execution, a fifth of a
+commit's CPU on PostgreSQL)."""
+
+
 def still_held(session: Session, name: str, holder: str, token: int, now: datetime) -> bool:
     """Whether ``holder`` still holds ``name`` with ``token`` at ``now``, with a share lock on PostgreSQL: nobody can
     take the lease over until the caller's transaction ends, so a commit that checked this first is the holder's."""
-    query = select(_LEASE.c.name).where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
-                                        _LEASE.c.expires_at > now)
-    if session.connection().dialect.name == "postgresql":
-        query = query.with_for_update(read=True)
-    return session.connection().execute(query).first() is not None
+    connection = session.connection()
+    return bool(_STILL_HELD[connection.dialect.name].rows(connection, {
+        "name": name, "holder": holder, "token": token, "now": now}))

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import bindparam, exists, func, select, update
 from sqlalchemy.orm import Session
@@ -79,10 +80,13 @@ def set_participant_lid(session: Session, participant_id: str, lid: str, now: da
         update(_PARTICIPANT).where(_PARTICIPANT.c.id == participant_id).values(lid=lid, updated_at=now))
 
 
+_NUMBER_OF = Prepared(select(_PARTICIPANT.c.number).where(_PARTICIPANT.c.id == bindparam("pid")))
+"""Built once: a service among several reads it before each of a lane's batches."""
+
+
 def number_of(session: Session, participant_id: str) -> str | None:
     """The number a participant was given (None: the default one, or no such participant)."""
-    return session.connection().execute(
-        select(_PARTICIPANT.c.number).where(_PARTICIPANT.c.id == participant_id)).scalar_one_or_none()
+    return cast("str | None", _NUMBER_OF.one_value(session.connection(), {"pid": participant_id}))
 
 
 def new_participant_id() -> str:

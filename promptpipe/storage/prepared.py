@@ -20,7 +20,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-__all__ = ["Prepared"]
+__all__ = ["InsertRow", "Prepared", "Row", "bound", "insert_row", "run_sql"]
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any] | None
@@ -84,13 +84,23 @@ class Prepared:
         come in order; ``any_order``: one multi-row INSERT whose rows the caller matches by a column they return."""
         if not params:
             return []
+        postgres = connection.dialect.name != "sqlite"
+        if postgres and len(params) == 1:  # psycopg's executemany enters pipeline mode: 75 µs of CPU against 50
+            return self.rows(connection, params[0])
         plan = self._plan(connection, params[0])
         if plan is None:
             result = connection.execute(self.statement, [dict(p) for p in params])
             return list(result.all()) if result.returns_rows else []
-        if plan.results is not None and not any_order and connection.dialect.name != "sqlite":
+        if plan.results is not None and not any_order and postgres:
             # psycopg: SQLAlchemy sends the rows as one statement and hands their results back in order
             return list(connection.execute(self.statement, [dict(p) for p in params]).all())
+        if postgres and plan.results is None and plan.one_row is not None and not plan.expanding:
+            # One multi-row INSERT: psycopg's executemany (a pipeline) cost 111 µs of CPU for three rows, this 46 µs
+            for start in range(0, len(params), _ROWS_AT_ONCE):
+                chunk = params[start:start + _ROWS_AT_ONCE]
+                sql = plan.sql.replace(f"VALUES {plan.one_row}", "VALUES " + ", ".join([plan.one_row] * len(chunk)), 1)
+                _run(connection, sql, [value for p in chunk for value in _bind(plan, p)[1]], many=False)
+            return []
         if plan.expanding or (plan.results is not None and not (any_order and plan.one_row)):
             return [row for p in params for row in self.rows(connection, p)]
         if plan.results is not None and plan.one_row is not None:
@@ -113,6 +123,51 @@ class Prepared:
             return self._plans.setdefault(keys, _compile(self.statement, dialect, placeholder, keys[1]))
 
 
+@dataclass(frozen=True)
+class InsertRow:
+    """One row of a compiled INSERT, for SQL built around it: each column, its placeholder (with its cast) and its value
+    as the driver takes it."""
+
+    table: str
+    columns: tuple[str, ...]
+    placeholders: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+def insert_row(statement: Prepared, connection: Connection, params: Mapping[str, Any]) -> InsertRow | None:
+    """``statement`` (a one-table INSERT) compiled for ``params``, split by column (None: not run straight here)."""
+    plan = statement._plan(connection, params)
+    if plan is None or plan.one_row is None or plan.expanding:
+        return None
+    start = plan.sql.find("(") + 1
+    if not plan.sql.startswith("INSERT INTO ") or ") VALUES " not in plan.sql:
+        return None
+    columns = tuple(plan.sql[start:plan.sql.index(") VALUES ")].split(", "))
+    placeholders = tuple(plan.one_row[1:-1].split(", "))
+    if not (len(columns) == len(placeholders) == len(plan.steps)) or "(" in plan.one_row[1:-1]:
+        return None
+    return InsertRow(plan.sql[len("INSERT INTO "):start - 2], columns, placeholders, tuple(_bind(plan, params)[1]))
+
+
+def bound(statement: Prepared, connection: Connection, params: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """``statement``'s SQL (its ``IN`` lists spelt out) and values as run straight, to be part of a larger statement
+    (None: not run straight here, or an empty ``IN`` list)."""
+    plan = statement._plan(connection, params)
+    if plan is None:
+        return None
+    try:
+        return _bind(plan, params)
+    except _EmptyList:
+        return None
+
+
+def run_sql(connection: Connection, sql: str, values: Sequence[Any]) -> list[Row]:
+    """SQL built from :func:`insert_row`'s parts, on the driver's cursor (listeners hear it); the rows it returned."""
+    return list(_run(connection, sql, values, many=False).fetchall())
+
+
+_ROWS_AT_ONCE = 100
+"""Rows per multi-row INSERT on PostgreSQL: each count is its own statement text in psycopg's and the server's cache."""
 _PLACEHOLDERS = {("sqlite", "pysqlite"): "?", ("postgresql", "psycopg"): "%s"}
 """The drivers run straight, and how each marks a value."""
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Participant, table_of
-from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prepared import Prepared, Row, bound, insert_row, run_sql
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.queue_tables import Timer, TimerStatus
 
@@ -104,13 +104,15 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     by_reason: dict[str, list[str]] = {}
     for op in last.values():
         by_reason.setdefault(op.reason or "replaced", []).append(op.kind)
-    for reason, kinds in by_reason.items():
-        cancel_timers(session, participant_id, kinds, now, reason=reason)
-    arms = [op for op in last.values() if op.action == "arm"]
-    rows = _INSERT_TIMERS.many(session.connection(), [{  # no arms: no statement
-        "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-        "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
-        any_order=True)
+    arms: list[dict[str, object]] = [{"participant_id": participant_id, "kind": op.kind, "due_at": op.due_at,
+                                       "payload": op.payload,
+                                       "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now,
+                                       "settled_at": None} for op in last.values() if op.action == "arm"]
+    rows = _cancel_and_arm(session, participant_id, by_reason, arms, now)
+    if rows is None:
+        for reason, kinds in by_reason.items():
+            cancel_timers(session, participant_id, kinds, now, reason=reason)
+        rows = _INSERT_TIMERS.many(session.connection(), arms, any_order=True)  # no arms: no statement
     ids = {kind: timer_id for timer_id, kind in rows}
     changes = []
     for kind, op in last.items():
@@ -120,6 +122,24 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
             timer = PendingTimer(ids[kind], kind, op.due_at, op.payload)
         changes.append(TimerChange(participant_id, kind, timer))
     return changes
+
+
+def _cancel_and_arm(session: Session, participant_id: str, by_reason: dict[str, list[str]],
+                    arms: list[dict[str, object]], now: datetime) -> list[Row] | None:
+    """PostgreSQL, one reason and at least one arm (a daily prompt's commit): the cancel and the arms in one statement,
+    the cancel as a CTE (it sees only the rows there before: the arms stay pending). None: not done here."""
+    connection = session.connection()
+    if connection.dialect.name != "postgresql" or len(by_reason) != 1 or not arms:
+        return None
+    ((reason, kinds),) = by_reason.items()
+    cancel = bound(_CANCEL_TIMER_KINDS, connection, {"pid": participant_id, "now": now, "why": reason,
+                                                    "kinds": list(kinds)})
+    rows = [row for arm in arms if (row := insert_row(_INSERT_TIMERS, connection, arm)) is not None]
+    if cancel is None or len(rows) != len(arms) or any(row.columns != rows[0].columns for row in rows):
+        return None
+    sql = (f"WITH cancelled AS ({cancel[0]}) INSERT INTO timer ({', '.join(rows[0].columns)}) VALUES "
+           + ", ".join([f"({', '.join(rows[0].placeholders)})"] * len(rows)) + " RETURNING timer.id, timer.kind")
+    return run_sql(connection, sql, [*cancel[1], *(value for row in rows for value in row.values)])
 
 
 _CANCEL_ALL = (update(_TIMER).where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == TimerStatus.PENDING)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, exists, insert, select, update
+from sqlalchemy import Connection, Integer, bindparam, exists, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
@@ -15,7 +15,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.commit_hooks import note_queued
 from promptpipe.storage.models import Message, table_of
-from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prepared import Prepared, insert_row, run_sql
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
 __all__ = ["HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "never_greeted",
@@ -70,6 +70,11 @@ def queue_messages(
     for m in messages:
         first.setdefault(m.key, m)  # a key twice in one call: the first one is the message
     ids: dict[str, int | None] = {}
+    if first and connection.dialect.name == "postgresql":
+        queued = _queue_in_one_statement(connection, participant_id, list(first.values()), now)
+        if queued is not None:
+            note_queued(session, participant_id, list(queued))
+            return {key: queued.get(key) for key in first}
     if len(first) == 1:
         (only,) = first.values()
         values = {f"v_{name}": value for name, value in _transcript_row(participant_id, only, now).items()}
@@ -96,6 +101,45 @@ def queue_messages(
         for m, message_id in zip(new, message_ids, strict=True)])
     ids.update({m.key: message_id for m, message_id in zip(new, message_ids, strict=True)})
     return ids
+
+
+def _outbox_row(participant_id: str, m: ToSend, message_id: int | None, now: datetime) -> dict[str, object]:
+    return {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": OutboxStatus.PENDING,
+            "attempts": 0, "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now,
+            "claimed_at": None, "sent_at": None, "wa_message_id": None, "last_error": None}
+
+
+def _queue_in_one_statement(connection: Connection, participant_id: str, new: list[ToSend],
+                            now: datetime) -> dict[str, int] | None:
+    """PostgreSQL: the transcript rows and their outbox rows in one statement (two or three round trips before, each
+    ~40 µs of psycopg's CPU): those whose key is new, their transcript ids handed out in the messages' order and paired
+    by it. Returns the transcript id by key of those queued now (None: not built here, the statements one by one)."""
+    parts = [(insert_row(_INSERT_MESSAGE, connection, _transcript_row(participant_id, m, now)),
+              insert_row(_INSERT_OUTBOX, connection, _outbox_row(participant_id, m, None, now))) for m in new]
+    message, outbox = parts[0]
+    if message is None or outbox is None or "message_id" not in outbox.columns:
+        return None
+    linked = outbox.columns.index("message_id")
+    outbox_columns = [name for name in outbox.columns if name != "message_id"]
+    row = "(" + ", ".join([*message.placeholders, *(p for n, p in enumerate(outbox.placeholders) if n != linked),
+                           "%s::INTEGER"]) + ")"
+    names = [*(f"m_{name}" for name in message.columns), *(f"o_{name}" for name in outbox_columns), "n"]
+    sql = (
+        f"WITH v ({', '.join(names)}) AS (VALUES {', '.join([row] * len(new))}), "
+        "fresh AS MATERIALIZED (SELECT * FROM v WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.key = v.o_key)), "
+        f"m AS (INSERT INTO message ({', '.join(message.columns)}) "
+        f"SELECT {', '.join(f'm_{name}' for name in message.columns)} FROM fresh ORDER BY n RETURNING id), "
+        "paired AS (SELECT id, row_number() OVER (ORDER BY id) AS r FROM m) "
+        f"INSERT INTO outbox ({', '.join(outbox.columns)}) "
+        f"SELECT {', '.join('paired.id' if name == 'message_id' else f'f.o_{name}' for name in outbox.columns)} "
+        "FROM paired JOIN (SELECT *, row_number() OVER (ORDER BY n) AS r FROM fresh) AS f ON f.r = paired.r "
+        "RETURNING key, message_id")
+    values: list[Any] = []
+    for n, (message_row, outbox_row) in enumerate(parts):
+        if message_row is None or outbox_row is None:
+            return None
+        values += [*message_row.values, *(v for i, v in enumerate(outbox_row.values) if i != linked), n]
+    return {key: int(message_id) for key, message_id in run_sql(connection, sql, values)}
 
 
 def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, object]:

@@ -67,3 +67,46 @@ async def test_a_turn_reads_every_active_schedule_and_pending_timer_in_one_state
     assert [s.id for s in state.schedules] == ["s_b", "s_a"]  # in the order they were made
     assert sorted(state.pending_timers) == ["feedback", "reminder"]
     assert state.pending_timers["reminder"].payload == {"for": "reminder"}
+
+
+async def test_arming_a_timer_replaces_the_pending_one_of_its_kind_and_cancels_only_those_asked(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """A commit's timer changes (on PostgreSQL the cancel and the arms are one statement): the
+    reminder armed again replaces the pending one, a check-in armed with it is new, a kind not
+    named stays pending; each new timer comes back with its own id and kind."""
+    from sqlalchemy import select
+
+    from promptpipe.domain.conversation import TimerOp
+    from promptpipe.storage.schedules import apply_timer_ops
+
+    app, _ = await enrolled(make_app, fake_openai)
+    state = await app.db.run(lambda session: load_turn_state(session, _participant_id(session)))
+    pid = state.participant.id
+    now = app.clock.now()
+    soon, later = now + timedelta(hours=1), now + timedelta(hours=2)
+
+    def arm(session: Session, ops: list[TimerOp]) -> list[tuple[str, int | None]]:
+        return [(change.kind, change.timer.id if change.timer else None)
+                for change in apply_timer_ops(session, pid, ops, now)]
+
+    first = await app.db.run(lambda s: arm(s, [TimerOp("arm", "reminder", soon), TimerOp("arm", "handover", later)]))
+    second = await app.db.run(lambda s: arm(s, [TimerOp("arm", "reminder", later, reason="moved"),
+                                                TimerOp("arm", "checkin", later, reason="moved")]))
+    rows = await app.db.run(lambda s: [tuple(row) for row in s.execute(
+        select(Timer.id, Timer.kind, Timer.status, Timer.due_at, Timer.reason)
+        .where(Timer.participant_id == pid, Timer.kind.in_(["reminder", "handover", "checkin"])).order_by(Timer.id))])
+    ids = dict(first) | {f"{kind} again": timer_id for kind, timer_id in second}
+    assert rows == [
+        (ids["reminder"], "reminder", "cancelled", soon, "moved"),
+        (ids["handover"], "handover", "pending", later, ""),
+        (ids["reminder again"], "reminder", "pending", later, "moved"),
+        (ids["checkin again"], "checkin", "pending", later, "moved"),
+    ]
+
+
+def _participant_id(session: Session) -> str:
+    from sqlalchemy import select
+
+    from promptpipe.storage.models import Participant
+    return str(session.execute(select(Participant.id)).scalar_one())

@@ -118,8 +118,67 @@ async def test_the_statement_listeners_hear_every_statement(enrolled: Database) 
     heard = [(statement, many) for statement, many in heard if statement != "BEGIN"]
     if enrolled.is_sqlite:  # rows in order: one statement each; no rows back: one executemany
         assert heard == [("INSERT", False), ("INSERT", False), ("INSERT", True), ("SELECT", False)]
-    else:  # rows in order: SQLAlchemy's execution, which sends them as one statement
-        assert heard == [("INSERT", True), ("INSERT", True), ("SELECT", False)]
+    else:  # rows in order: SQLAlchemy's execution, which sends them as one statement; no rows back: one statement
+        assert heard == [("INSERT", True), ("INSERT", False), ("SELECT", False)]
+
+
+async def test_rows_written_together_read_back_as_written_one_by_one(enrolled: Database) -> None:
+    """Several rows with no rows back (one multi-row INSERT on PostgreSQL), and one row alone, store
+    what SQLAlchemy's own execution stores: times, payloads, defaults, a value left None."""
+    insert = Prepared(sa.insert(_MESSAGE))
+    rows = [message("first", sent_at=NOW), message("second", sent_at=None), message("third", sent_at=NOW)]
+
+    def write(session: Session) -> tuple[list[Any], list[Any]]:
+        connection = session.connection()
+        insert.many(connection, rows)
+        insert.many(connection, [message("alone", kind="poll", sent_at=NOW)])
+        connection.execute(sa.insert(_MESSAGE), [{**row, "kind": "apology"} for row in rows])
+        ours = READ.rows(connection, {"pid": "p1", "kinds": ["text", "poll"]})
+        theirs = READ.rows(connection, {"pid": "p1", "kinds": ["apology"]})
+        return ours, theirs
+
+    ours, theirs = await enrolled.run(write)
+    assert [row[1:] for row in ours[:3]] == [row[1:] for row in theirs]
+    assert [(text, sent) for _, text, _, _, sent, _ in ours] == [
+        ("first", NOW), ("second", None), ("third", NOW), ("alone", NOW)]
+
+
+async def test_sends_recorded_together_each_keep_their_own_outcome(enrolled: Database) -> None:
+    """A burst's send results are written together (one statement per table on PostgreSQL): each
+    row gets its own status, time, WhatsApp id and error, and the rows not in it are untouched."""
+    from promptpipe.storage.outbox_rows import record_sends
+    from promptpipe.storage.queue_tables import OutboxItem
+    outbox = table_of(OutboxItem)
+    later = NOW + timedelta(seconds=7)
+
+    def write(session: Session) -> list[Any]:
+        connection = session.connection()
+        ids = [INSERT.one_value(connection, message(f"Message {n}")) for n in range(5)]
+        for n, message_id in enumerate(ids):
+            connection.execute(sa.insert(outbox), {
+                "key": f"k{n}", "participant_id": "p1", "message_id": message_id, "status": "sending",
+                "attempts": 1, "available_at": NOW, "created_at": NOW})
+        outbox_ids = dict(connection.execute(sa.select(outbox.c.key, outbox.c.id)).all())
+        sent = {"status": "sent", "last_error": None, "sent_at": later, "receipts_expected": True}
+        record_sends(session, [
+            (outbox_ids["k0"], ids[0], {**sent, "wa_message_id": "wa-0"}, {}),
+            (outbox_ids["k1"], ids[1], {**sent, "wa_message_id": "wa-1", "receipts_expected": False}, {}),
+            (outbox_ids["k2"], ids[2], {"status": "failed", "last_error": "no such number"}, {"status": "failed"}),
+            (outbox_ids["k3"], ids[3], {"status": "uncertain", "last_error": "timeout"}, {"status": "uncertain"}),
+        ])
+        return list(connection.execute(
+            sa.select(outbox.c.key, outbox.c.status, outbox.c.sent_at, outbox.c.wa_message_id, outbox.c.last_error,
+                      outbox.c.receipts_expected, _MESSAGE.c.status)
+            .join(_MESSAGE, _MESSAGE.c.id == outbox.c.message_id).order_by(outbox.c.key)).all())
+
+    rows = [tuple(row) for row in await enrolled.run(write)]
+    assert rows == [
+        ("k0", "sent", later, "wa-0", None, True, "sent"),
+        ("k1", "sent", later, "wa-1", None, False, "sent"),
+        ("k2", "failed", None, None, "no such number", None, "failed"),
+        ("k3", "uncertain", None, None, "timeout", None, "uncertain"),
+        ("k4", "sending", None, None, None, None, "queued"),
+    ]
 
 
 @pytest.mark.parametrize("written", [

@@ -12,10 +12,11 @@ from promptpipe.storage.models import table_of
 from promptpipe.storage.prepared import Prepared
 from promptpipe.study.store.tables import Decision
 
-__all__ = ["DecisionValues", "record_decision"]
+__all__ = ["INSERT_DECISION", "DecisionValues", "record_decision"]
 
 _DECISION = table_of(Decision)
-_INSERT_DECISION = Prepared(insert(_DECISION))
+INSERT_DECISION = Prepared(insert(_DECISION))
+"""Run with ``vars(DecisionValues)``; a daily prompt's commit on PostgreSQL nests it in its delivery's statement."""
 
 
 @dataclass(frozen=True)
@@ -48,4 +49,4 @@ class DecisionValues:
 
 def record_decision(session: Session, decision: DecisionValues) -> None:
     """One decision point, with a statement built once (every daily prompt writes one)."""
-    _INSERT_DECISION.rows(session.connection(), vars(decision))
+    INSERT_DECISION.rows(session.connection(), vars(decision))
