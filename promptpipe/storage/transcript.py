@@ -93,12 +93,8 @@ def queue_messages(
         # but are handed out in the rows' order, so sorted they pair up.
         message_ids = sorted(message_id for (message_id,) in _INSERT_MESSAGE.many(
             connection, [_transcript_row(participant_id, m, now) for m in new], any_order=True))
-    _INSERT_OUTBOX.many(connection, [
-        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": OutboxStatus.PENDING,
-         "attempts": 0,
-         "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
-         "sent_at": None, "wa_message_id": None, "last_error": None}
-        for m, message_id in zip(new, message_ids, strict=True)])
+    _INSERT_OUTBOX.many(connection, [_outbox_row(participant_id, m, message_id, now)
+                                     for m, message_id in zip(new, message_ids, strict=True)])
     ids.update({m.key: message_id for m, message_id in zip(new, message_ids, strict=True)})
     return ids
 
