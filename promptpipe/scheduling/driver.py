@@ -264,12 +264,9 @@ class AlarmClock:
 
     def _flush_taken(self) -> None:
         chunk, self._taken = self._taken, []
-        if not chunk:
-            return
-        future = self.db.submit(
-            lambda session: deliver_prepared(self.db, session, chunk, self.clock.now(), study=self.study), urgent=True)
-        future.add_done_callback(self._delivered)
-        self._deliveries.append(future)
+        if chunk:
+            self._hand_over(
+                lambda session: deliver_prepared(self.db, session, chunk, self.clock.now(), study=self.study))
 
     def _on_alarm(self, alarm: Alarm) -> None:
         """Called by a job (on the alarm thread, inside a pass)."""
@@ -286,10 +283,13 @@ class AlarmClock:
 
     def _flush_alarms(self) -> None:
         chunk, self._fired = self._fired, []
-        if not chunk:
-            return
-        future = self.db.submit(
-            lambda session: deliver_alarms(self.db, session, chunk, self.clock.now(), study=self.study), urgent=True)
+        if chunk:
+            self._hand_over(
+                lambda session: deliver_alarms(self.db, session, chunk, self.clock.now(), study=self.study))
+
+    def _hand_over(self, deliver: Callable[[Any], Delivered]) -> None:
+        """A chunk's delivery to the database thread, ahead of the lanes' work; the pass waits for every one."""
+        future = self.db.submit(deliver, urgent=True)
         future.add_done_callback(self._delivered)
         self._deliveries.append(future)
 
