@@ -60,12 +60,13 @@ async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle
 
 
 def yield_cpu_to_the_service(niceness: int) -> None:
-    """Lower this process's CPU priority to ``niceness``, never raise it, and (above 0, where the OS has it) put it in
-    the idle scheduling class: it runs on a core no other process wants, and a thread of the service that wakes takes
-    the core from it at once (at niceness 10 alone it first waited for the web's slice to end). Called before any
-    thread starts (a thread inherits its creator's priority and class). The dashboard shares the cores with the
-    service: on a 2-core VM (bench_web.py --web-process), 100 API requests/s left the service's threads waiting for a
-    core 0.5 s more per 1,000-message burst at niceness 10, 0.2 s more in the idle class."""
+    """Lower the calling thread's CPU priority to ``niceness``, never raise it, and (above 0, where the OS has it) put
+    it in the idle scheduling class: it runs on a core no other process wants, and a thread of the service that wakes
+    takes the core from it at once (at niceness 10 alone it first waited for the web's slice to end). On Linux both are
+    a thread's own, and a thread inherits its creator's: threads started afterwards yield too, those already running
+    keep theirs. The dashboard shares the cores with the service: on a 2-core VM (bench_web.py --web-process), 100 API
+    requests/s left the service's threads waiting for a core 0.5 s more per 1,000-message burst at niceness 10, 0.2 s
+    more in the idle class."""
     if niceness <= 0 or not hasattr(os, "setpriority"):
         return
     if os.getpriority(os.PRIO_PROCESS, 0) < niceness:
@@ -76,12 +77,16 @@ def yield_cpu_to_the_service(niceness: int) -> None:
 
 
 async def web_command(settings: Settings, stop: asyncio.Event | None = None,
-                      started: asyncio.Event | None = None) -> int:
-    """``promptpipe web``: the API and dashboard alone, until SIGINT or SIGTERM (or ``stop``)."""
+                      started: asyncio.Event | None = None, *, niceness: int = 0) -> int:
+    """``promptpipe web``: the API and dashboard alone, until SIGINT or SIGTERM (or ``stop``). ``niceness``: above 0,
+    every thread but the database writers' yields the CPU to the service (:func:`yield_cpu_to_the_service`). The
+    writers' threads, started first, keep their priority: a write holds the database's write lock (SQLite) or rows
+    (PostgreSQL), and a writer starved of a core on a busy machine would hold the service's turns up with it."""
     if not settings.api_listen:
         raise ConfigError("API_LISTEN is empty: set it to host:port (e.g. 127.0.0.1:8080) for `promptpipe web`.")
     ensure_state_dir(settings.state_dir)
     db = Database(settings.database_url)
+    yield_cpu_to_the_service(niceness)
     await db.connect()
     try:
         handle = await start_web(settings, db, SystemClock())

@@ -265,10 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "chat":
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
-        from promptpipe.cli._web import web_command, yield_cpu_to_the_service  # see _start_web
+        from promptpipe.cli._web import web_command  # see _start_web
 
-        yield_cpu_to_the_service(settings.web_niceness)
-        return run(lambda: web_command(settings))
+        return run(lambda: web_command(settings, niceness=settings.web_niceness))
     if args.command == "evaluate":  # its sandboxes' service logs would bury its progress lines
         configure_logging(settings.log_format, debug=settings.debug, quiet=True)
         return run(lambda: evaluate_command(settings, args))

@@ -303,7 +303,8 @@ class Settings:
         "WEB_NICENESS", 10, ints(0, 19), section="web", readme=True,
         meaning="`promptpipe web` lowers its own CPU priority to this niceness (0-19, as `nice`) and, above 0, runs in "
                 "Linux's idle scheduling class, so that on a busy machine the service's turns for participants come "
-                "before the dashboard's pages (the pages then use cores the service leaves free). 0: as started.")
+                "before the dashboard's pages (the pages then use cores the service leaves free). Its database writer "
+                "keeps the priority it started with: a write holds the database's lock. 0: as started.")
 
     log_format: LogFormat = setting(
         "LOG_FORMAT", LogFormat.CONSOLE, one_of(LogFormat), section="logs", readme=True,

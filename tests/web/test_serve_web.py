@@ -102,10 +102,10 @@ async def test_promptpipe_web_needs_an_address(tmp_path: Path, fake_openai: Fake
         await web_command(settings)  # type: ignore[arg-type]
 
 
-def _thread_priorities(pid: int) -> set[tuple[int, int]]:
+def _thread_priorities(pid: int) -> list[tuple[int, int]]:
     """The niceness and scheduling class of each of a process's threads (Linux: a thread has its own)."""
     fields = [Path(stat).read_text().rsplit(")", 1)[1].split() for stat in glob.glob(f"/proc/{pid}/task/*/stat")]
-    return {(int(field[16]), int(field[38])) for field in fields}
+    return [(int(field[16]), int(field[38])) for field in fields]
 
 
 @pytest.mark.parametrize(("niceness", "expected", "idle"), [(None, 10, True), ("0", 0, False)],
@@ -113,8 +113,11 @@ def _thread_priorities(pid: int) -> set[tuple[int, int]]:
 def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, niceness: str | None,
                                                            expected: int, idle: bool) -> None:
     """On a busy machine the participants' turns come before the dashboard: `promptpipe web`
-    runs every thread at niceness 10 and in the idle scheduling class (a core no one else wants)
-    unless WEB_NICENESS says otherwise (never below its own niceness)."""
+    runs its threads at niceness 10 and in the idle scheduling class (a core no one else wants)
+    unless WEB_NICENESS says otherwise (never below its own niceness). One thread keeps the
+    priority it started with: the database writer's, so that a write of the dashboard's, which
+    holds the database's write lock, is never left waiting for a core while the service waits
+    for the lock."""
     if not Path("/proc/self/task").is_dir():
         pytest.skip("reads thread priorities from Linux's /proc")
     port = free_port()
@@ -141,9 +144,12 @@ def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, nicen
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    own_class = os.sched_getscheduler(0)
+    own_class, own_niceness = os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0)
     wanted_class = os.SCHED_IDLE if idle and own_class == os.SCHED_OTHER else own_class
-    assert found == {(max(expected, os.getpriority(os.PRIO_PROCESS, 0)), wanted_class)}, found
+    yielded = (max(expected, own_niceness), wanted_class)
+    assert set(found) == {yielded, (own_niceness, own_class)}, found
+    writers = [thread for thread in found if thread == (own_niceness, own_class)]
+    assert len(writers) == (1 if yielded != (own_niceness, own_class) else len(found)), found
 
 
 def test_a_niceness_outside_what_nice_takes_is_refused_by_name(tmp_path: Path) -> None:
