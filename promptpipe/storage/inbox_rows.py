@@ -16,7 +16,7 @@ from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
-from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prepared import Prepared, member_of
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = ["WA_ID", "DueInputs", "InboxRow", "InputValues", "NewInput", "add_input", "add_input_values", "add_inputs",
@@ -145,11 +145,22 @@ def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
     return words
 
 
+_PENDING_OF = {dialect: Prepared(_PENDING_ROWS.where(
+    member_of(_INBOX.c.participant_id, "pids", postgres=dialect == "postgresql"),
+    member_of(_INBOX.c.kind, "kinds", postgres=dialect == "postgresql")).order_by(_INBOX.c.id))
+    for dialect in ("sqlite", "postgresql")}
+"""Built once: the lanes look each poll that found rows of participants whose turns run (through SQLAlchemy's
+execution, compiling its ``IN`` lists each time, 8 % of a PostgreSQL burst's Python CPU)."""
+
+
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
     """The pending rows of these kinds of several participants (for a look at what arrived while their turns run)."""
-    return [InboxRow(*tuple(row)) for chunk in Database.chunks(participant_ids)
-            for row in session.connection().execute(_PENDING_ROWS.where(
-                _INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds)).order_by(_INBOX.c.id))]
+    connection = session.connection()
+    postgres = connection.dialect.name == "postgresql"
+    statement = _PENDING_OF[connection.dialect.name]
+    chunks = [participant_ids] if postgres else Database.chunks(participant_ids)  # an array has no length limit
+    return [InboxRow(*row) for chunk in chunks
+            for row in statement.rows(connection, {"pids": list(chunk), "kinds": list(kinds)})]
 
 
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)

@@ -13,14 +13,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import LargeBinary
+from sqlalchemy import LargeBinary, any_, bindparam
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-__all__ = ["InsertRow", "Prepared", "Row", "bound", "insert_row", "run_sql"]
+__all__ = ["InsertRow", "Prepared", "Row", "bound", "insert_row", "member_of", "run_sql"]
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any] | None
@@ -159,6 +160,15 @@ def bound(statement: Prepared, connection: Connection, params: Mapping[str, Any]
         return _bind(plan, params)
     except _EmptyList:
         return None
+
+
+def member_of(column: Any, name: str, *, postgres: bool) -> Any:
+    """``column IN (:name …)`` (an expanding list), or on PostgreSQL ``column = ANY(:name)``: one array parameter
+    however many values, so one statement text that psycopg parses once (a list of 500 was parsed again each time: a
+    query with more than 50 values is never cached) and the server plans once."""
+    if postgres:
+        return column == any_(bindparam(name, type_=ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
 
 
 def run_sql(connection: Connection, sql: str, values: Sequence[Any]) -> list[Row]:
