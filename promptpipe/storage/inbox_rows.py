@@ -10,8 +10,6 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import bindparam, func, select, update
-from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
@@ -108,26 +106,10 @@ def add_input_values(db: Database, session: Session, values: Sequence[InputValue
     """:func:`add_inputs` of rows given as :func:`input_values` (no two with one key), written at ``now``."""
     written: dict[str, int] = {}
     statement = db.insert_ignore(InboxItem, ("key",), returning=("id", "key"))
-    connection = session.connection()
     for chunk in db.chunks(values):
         timed = [{**row, "available_at": now, "created_at": now} for row in chunk]
-        if len(timed) > 1 and connection.dialect.name == "postgresql":
-            found = _INSERT_FROM_ARRAYS.rows(connection, {name: [row[name] for row in timed] for name in _COLUMNS})
-        else:
-            found = statement.many(connection, timed, any_order=True)
-        written.update({key: row_id for row_id, key in found})
+        written.update({key: row_id for row_id, key in statement.many(session.connection(), timed, any_order=True)})
     return written
-
-
-_COLUMNS = (*InputValues.__annotations__, "available_at", "created_at")
-_ARRAYS = func.unnest(*(bindparam(name, type_=ARRAY(_INBOX.c[name].type)) for name in _COLUMNS)
-                      ).table_valued(*_COLUMNS).render_derived()
-_INSERT_FROM_ARRAYS = Prepared(
-    pg_insert(_INBOX).from_select(list(_COLUMNS), select(*(_ARRAYS.c[name] for name in _COLUMNS)))
-    .on_conflict_do_nothing(index_elements=["key"]).returning(_INBOX.c.id, _INBOX.c.key))
-"""PostgreSQL, several rows (the alarm clock's burst): each column's values as one array, so one statement text with
-13 values; a multi-row INSERT of 100 rows had 1,300, which psycopg parses again every time (a query with over 50 values
-is never cached): 4 % of a burst's Python CPU."""
 
 
 def count_keyed(session: Session, prefix: str) -> int:

@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Integer, bindparam, exists, insert, select, update
-from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
@@ -16,7 +15,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.commit_hooks import note_queued
 from promptpipe.storage.models import Message, table_of
-from promptpipe.storage.prepared import InsertRow, Prepared, insert_row, run_sql
+from promptpipe.storage.prepared import Prepared, insert_row, run_sql
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
 __all__ = ["HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "never_greeted",
@@ -117,35 +116,12 @@ def _queue_in_one_statement(connection: Connection, participant_id: str, new: li
     if message is None or outbox is None or "message_id" not in outbox.columns:
         return None
     linked = outbox.columns.index("message_id")
-    shape = (message.columns, message.placeholders, outbox.columns, outbox.placeholders)
-    sql = _QUEUE_SQL.get(shape) or _QUEUE_SQL.setdefault(shape, _queue_sql(message, outbox, connection.dialect))
-    rows: list[list[Any]] = []
-    for n, (message_row, outbox_row) in enumerate(parts):
-        if message_row is None or outbox_row is None:
-            return None
-        rows.append([*message_row.values, *(v for i, v in enumerate(outbox_row.values) if i != linked), n])
-    columns = [list(column) for column in zip(*rows, strict=True)]
-    return {key: int(message_id) for key, message_id in run_sql(connection, sql, columns)}
-
-
-_QUEUE_SQL: dict[tuple[tuple[str, ...], ...], str] = {}
-""":func:`_queue_sql` by the rows' columns and placeholders, built once."""
-
-
-def _queue_sql(message: InsertRow, outbox: InsertRow, dialect: Dialect) -> str:
-    """The statement of :func:`_queue_in_one_statement`. A column's values come as one array (unnest): one statement
-    text whatever the number of messages, with 23 values where a row each took 23 per message (psycopg parses a query
-    with over 50 values again every time, never cached; the server prepares one it has run five times)."""
-    linked = outbox.columns.index("message_id")
     outbox_columns = [name for name in outbox.columns if name != "message_id"]
-    arrays = [*(_array_of(_MESSAGE, name, p, dialect)
-                for name, p in zip(message.columns, message.placeholders, strict=True)),
-              *(_array_of(_OUTBOX, name, p, dialect)
-                for n, (name, p) in enumerate(zip(outbox.columns, outbox.placeholders, strict=True)) if n != linked),
-              "%s::INTEGER[]"]
+    row = "(" + ", ".join([*message.placeholders, *(p for n, p in enumerate(outbox.placeholders) if n != linked),
+                           "%s::INTEGER"]) + ")"
     names = [*(f"m_{name}" for name in message.columns), *(f"o_{name}" for name in outbox_columns), "n"]
-    return (
-        f"WITH v ({', '.join(names)}) AS (SELECT * FROM unnest({', '.join(arrays)})), "
+    sql = (
+        f"WITH v ({', '.join(names)}) AS (VALUES {', '.join([row] * len(new))}), "
         "fresh AS MATERIALIZED (SELECT * FROM v WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.key = v.o_key)), "
         f"m AS (INSERT INTO message ({', '.join(message.columns)}) "
         f"SELECT {', '.join(f'm_{name}' for name in message.columns)} FROM fresh ORDER BY n RETURNING id), "
@@ -154,11 +130,12 @@ def _queue_sql(message: InsertRow, outbox: InsertRow, dialect: Dialect) -> str:
         f"SELECT {', '.join('paired.id' if name == 'message_id' else f'f.o_{name}' for name in outbox.columns)} "
         "FROM paired JOIN (SELECT *, row_number() OVER (ORDER BY n) AS r FROM fresh) AS f ON f.r = paired.r "
         "RETURNING key, message_id")
-
-
-def _array_of(table: Any, column: str, placeholder: str, dialect: Dialect) -> str:
-    """A column's placeholder as an array of its type: ``%s::VARCHAR[]`` (a boolean's is compiled without a cast)."""
-    return f"%s::{table.c[column].type.compile(dialect=dialect)}[]" if placeholder == "%s" else placeholder + "[]"
+    values: list[Any] = []
+    for n, (message_row, outbox_row) in enumerate(parts):
+        if message_row is None or outbox_row is None:
+            return None
+        values += [*message_row.values, *(v for i, v in enumerate(outbox_row.values) if i != linked), n]
+    return {key: int(message_id) for key, message_id in run_sql(connection, sql, values)}
 
 
 def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, object]:

@@ -126,7 +126,7 @@ async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest
 
 
 async def test_inputs_stored_together_are_each_stored_once_with_their_payload(db: Database) -> None:
-    """Several inputs in one call (the alarm clock's burst: one statement of arrays on PostgreSQL): each new key gets a
+    """Several inputs in one call (the alarm clock's burst, one statement): each new key gets a
     row with its payload and comes back with its id; a key stored before is skipped, so its input runs once."""
     ana = await admin.enroll(db, ManualClock(), admin.Enrolment(phone="+15145550101", name="Ana", timezone="UTC"))
     now = datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
