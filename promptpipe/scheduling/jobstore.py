@@ -22,7 +22,7 @@ from sqlalchemy.sql.base import Executable
 
 from promptpipe.domain.keys import JOB_TABLE
 from promptpipe.storage.db import Database
-from promptpipe.storage.prepared import Prepared, member_of
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.sqlite_engine import create_sqlite_engine
 from promptpipe.storage.urls import sync_url
 
@@ -100,10 +100,9 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
                 next_run_time=bindparam("next_run"), job_state=bindparam("state"))),
             "upsert": Prepared(_upsert(engine, table)),
         }
-        self._postgres = engine.dialect.name == "postgresql"
+        # Built once: each alarm pass reads its jobs by id (SQLAlchemy compiled the IN list each time).
         self._by_ids = Prepared(select(table.c.id, table.c.job_state).where(
-            member_of(table.c.id, "ids", postgres=self._postgres)))
-        """Built once: each alarm pass reads its jobs by id (SQLAlchemy compiled the ``IN`` list each time)."""
+            table.c.id.in_(bindparam("ids", expanding=True))))
 
     def shutdown(self) -> None:
         """The engine is the service's own (closed with the database), not the store's."""
@@ -229,9 +228,8 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def jobs_by_ids(self, job_ids: list[str]) -> dict[str, Job | None]:
         """The stored jobs among these ids (None: stored but unreadable, so it is replaced)."""
         found: dict[str, Job | None] = {}
-        chunks = [job_ids] if self._postgres else Database.chunks(job_ids)  # an array has no length limit
         with self.engine.begin() as conn:
-            for chunk in chunks:
+            for chunk in Database.chunks(job_ids):
                 for job_id, state in self._by_ids.rows(conn, {"ids": list(chunk)}):
                     try:
                         found[job_id] = self._reconstitute_job(state)

@@ -16,7 +16,7 @@ from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
-from promptpipe.storage.prepared import Prepared, member_of
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = ["WA_ID", "DueInputs", "InboxRow", "InputValues", "NewInput", "add_input", "add_input_values", "add_inputs",
@@ -145,22 +145,18 @@ def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
     return words
 
 
-_PENDING_OF = {dialect: Prepared(_PENDING_ROWS.where(
-    member_of(_INBOX.c.participant_id, "pids", postgres=dialect == "postgresql"),
-    member_of(_INBOX.c.kind, "kinds", postgres=dialect == "postgresql")).order_by(_INBOX.c.id))
-    for dialect in ("sqlite", "postgresql")}
+_PENDING_OF = Prepared(_PENDING_ROWS.where(_INBOX.c.participant_id.in_(bindparam("pids", expanding=True)),
+                                           _INBOX.c.kind.in_(bindparam("kinds", expanding=True))).order_by(_INBOX.c.id))
 """Built once: the lanes look each poll that found rows of participants whose turns run (through SQLAlchemy's
-execution, compiling its ``IN`` lists each time, 8 % of a PostgreSQL burst's Python CPU)."""
+execution, compiling its ``IN`` lists each time, 8 % of a PostgreSQL burst's Python CPU). An ``IN`` list, not one
+array (``= ANY``): psycopg dumps an array of 500 ids in Python, 381 µs of CPU against 94."""
 
 
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
     """The pending rows of these kinds of several participants (for a look at what arrived while their turns run)."""
     connection = session.connection()
-    postgres = connection.dialect.name == "postgresql"
-    statement = _PENDING_OF[connection.dialect.name]
-    chunks = [participant_ids] if postgres else Database.chunks(participant_ids)  # an array has no length limit
-    return [InboxRow(*row) for chunk in chunks
-            for row in statement.rows(connection, {"pids": list(chunk), "kinds": list(kinds)})]
+    return [InboxRow(*row) for chunk in Database.chunks(participant_ids)
+            for row in _PENDING_OF.rows(connection, {"pids": list(chunk), "kinds": list(kinds)})]
 
 
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)
