@@ -70,11 +70,13 @@ class ConversationFlow:
                  on_flags_raised: Callable[[], None] | None = None) -> None:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
-        self.fence: Callable[[Session, str | None], None] | None = None
+        self.fence: Callable[[Session, str | None, list[str]], None] | None = None
         """Several services: last in a commit, it refuses unless this service still serves the participant's number
-        (last: its share lock on the lease would otherwise hold up the keeper's renewal while the commit waits)."""
+        (last: its share lock on the lease would otherwise hold up the keeper's renewal while the commit waits); given
+        the participants for :attr:`notify_alarms`, it tells the alarm clock in the same statement."""
         self.notify_alarms: Callable[[Session, list[str]], None] | None = None
-        """Another service may run the alarm clock: called in a commit that changed schedules or timers."""
+        """Another service may run the alarm clock: called in a commit that changed schedules or timers (by the fence
+        when there is one)."""
         self.on_flags_raised = on_flags_raised
         self.sender: SendsAtOnce | None = None
         """The outbox, when it sends what a commit queued without waiting for its next claim."""
@@ -201,14 +203,15 @@ class ConversationFlow:
                 lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
             mark_inbox_done(session, outcome.kept, now, message_status=MessageStatus.KEPT)
-            if self.notify_alarms is not None and (
-                    schedule_changed or outcome.resync_alarms or state.committed_timer_changes):
-                self.notify_alarms(session, [state.participant.id])
+            alarms = [state.participant.id] if self.notify_alarms is not None and (
+                schedule_changed or outcome.resync_alarms or state.committed_timer_changes) else []
+            if alarms and self.fence is None and self.notify_alarms is not None:
+                self.notify_alarms(session, alarms)
             claimed = [] if self.sender is None or not any(ids.values()) else self.sender.claim_queued(
                 session, state.participant.id, recipient,
                 {m.key: Queued(m.kind, clean_for_storage(m.text), m.payload or {}) for m in outgoing if ids.get(m.key)})
             if self.fence is not None:  # last: the lease's lock is held only until the commit just after
-                self.fence(session, state.number)
+                self.fence(session, state.number, alarms)
             return claimed
 
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.number)

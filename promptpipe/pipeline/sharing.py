@@ -8,7 +8,7 @@ import contextlib
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 
 from sqlalchemy.orm import Session
@@ -79,11 +79,12 @@ class Sharing:
         """Whether a participant of ``number`` (None: the default one) is served here now."""
         return (number or self.plan.default) in self.numbers_keeper.held
 
-    def fence(self, session: Session, number: str | None) -> None:
-        """Last in a turn's commit: raise :class:`LeaseMoved` unless it still holds their number (locked to commit)."""
+    def fence(self, session: Session, number: str | None, alarms: Sequence[str] = ()) -> None:
+        """Last in a turn's commit: raise :class:`LeaseMoved` unless it still holds their number (locked to commit);
+        ``alarms``: participants whose schedules or timers it changed, told to the alarm clock in the same statement."""
         name = number or self.plan.default
         token = self.numbers_keeper.token(name)
-        if token is None or not still_held(session, name, self.holder, token, self.clock.now()):
+        if token is None or not still_held(session, name, self.holder, token, self.clock.now(), alarms):
             raise LeaseMoved(f"the number {name} is no longer served here")
 
     @property

@@ -100,6 +100,9 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
                 next_run_time=bindparam("next_run"), job_state=bindparam("state"))),
             "upsert": Prepared(_upsert(engine, table)),
         }
+        # Built once: each alarm pass reads its jobs by id (SQLAlchemy compiled the IN list each time).
+        self._by_ids = Prepared(select(table.c.id, table.c.job_state).where(
+            table.c.id.in_(bindparam("ids", expanding=True))))
 
     def shutdown(self) -> None:
         """The engine is the service's own (closed with the database), not the store's."""
@@ -224,10 +227,10 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     # -- reads we need beyond APScheduler's API ---------------------------------------------------
     def jobs_by_ids(self, job_ids: list[str]) -> dict[str, Job | None]:
         """The stored jobs among these ids (None: stored but unreadable, so it is replaced)."""
-        table, found = self.jobs_t, {}
+        found: dict[str, Job | None] = {}
         with self.engine.begin() as conn:
             for chunk in Database.chunks(job_ids):
-                for job_id, state in conn.execute(select(table.c.id, table.c.job_state).where(table.c.id.in_(chunk))):
+                for job_id, state in self._by_ids.rows(conn, {"ids": list(chunk)}):
                     try:
                         found[job_id] = self._reconstitute_job(state)
                     except Exception:  # unreadable: report it as present-but-wrong so it is replaced

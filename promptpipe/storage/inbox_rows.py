@@ -145,11 +145,18 @@ def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
     return words
 
 
+_PENDING_OF = Prepared(_PENDING_ROWS.where(_INBOX.c.participant_id.in_(bindparam("pids", expanding=True)),
+                                           _INBOX.c.kind.in_(bindparam("kinds", expanding=True))).order_by(_INBOX.c.id))
+"""Built once: the lanes look each poll that found rows of participants whose turns run (through SQLAlchemy's
+execution, compiling its ``IN`` lists each time, 8 % of a PostgreSQL burst's Python CPU). An ``IN`` list, not one
+array (``= ANY``): psycopg dumps an array of 500 ids in Python, 381 µs of CPU against 94."""
+
+
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
     """The pending rows of these kinds of several participants (for a look at what arrived while their turns run)."""
-    return [InboxRow(*tuple(row)) for chunk in Database.chunks(participant_ids)
-            for row in session.connection().execute(_PENDING_ROWS.where(
-                _INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds)).order_by(_INBOX.c.id))]
+    connection = session.connection()
+    return [InboxRow(*row) for chunk in Database.chunks(participant_ids)
+            for row in _PENDING_OF.rows(connection, {"pids": list(chunk), "kinds": list(kinds)})]
 
 
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)

@@ -9,10 +9,14 @@ works) and fires the cursor-execute listeners the message budget test counts. Ot
 from __future__ import annotations
 
 import copy
+import itertools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, cast
 
+from psycopg import RawCursor
 from sqlalchemy import LargeBinary
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
@@ -261,15 +265,33 @@ class _EmptyList(Exception):
 def _run(connection: Connection, sql: str, values: Any, *, many: bool) -> Any:
     raw = connection.connection.driver_connection
     assert raw is not None
-    cursor = raw.cursor()
+    postgres = connection.dialect.name == "postgresql"
+    cursor = RawCursor(raw) if postgres else raw.cursor()
     connection.dispatch.before_cursor_execute(connection, cursor, sql, values, None, many)
+    run = _numbered(sql) if postgres else sql
     try:
-        cursor.executemany(sql, values) if many else cursor.execute(sql, values)
+        cursor.executemany(run, values) if many else cursor.execute(run, values)
     except connection.dialect.loaded_dbapi.Error as exc:
         raise DBAPIError.instance(sql, values, exc, connection.dialect.loaded_dbapi.Error,
                                   hide_parameters=True, dialect=connection.dialect, ismulti=many) from exc
     connection.dispatch.after_cursor_execute(connection, cursor, sql, values, None, many)
     return cursor
+
+
+@lru_cache(maxsize=256)
+def _numbered(sql: str) -> str:
+    """psycopg's ``%s`` marks as PostgreSQL's own ``$1, $2, …`` (``%%`` as ``%``), for a :class:`~psycopg.RawCursor`:
+    psycopg's cursor parses each query for its marks, cached only up to 50 values, so a statement with more (a turn's
+    transcript and outbox rows, 3 messages: 69; 100 inbox rows: 1,100) was parsed every time: 138 µs of CPU against
+    33 µs, 2,200 against 198 (3 % of a burst's Python CPU, 4 % of its first seconds)."""
+    if "%%" in sql:
+        numbers = itertools.count(1)
+        return _MARK.sub(lambda mark: "%" if mark.group(1) == "%" else f"${next(numbers)}", sql)
+    first, *rest = sql.split("%s")
+    return first + "".join(f"${n}{part}" for n, part in enumerate(rest, 1))
+
+
+_MARK = re.compile(r"%([s%])")
 
 
 def _converted(found: list[Row], converters: tuple[tuple[int, Processor], ...]) -> list[Row]:

@@ -25,7 +25,7 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote
 from tests.flow.test_questionnaires import SMOKED, poll_id, started
-from tests.schedule_helpers import NUDGE, QUIET, at, utc
+from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule, utc
 
 BUDGET = {  # kind of turn: (statements, transactions), the whole path of one message
     "intake message": (11, 3),
@@ -264,3 +264,19 @@ async def test_an_intake_message_with_several_services(make_app: AppFactory, fak
     ran = [statement for group in groups for statement in group]
     assert any(s.startswith("SELECT number_lease") for s in ran), counted.shapes()  # the fence is counted
     assert any(s.startswith("SELECT participant.number") for s in ran), counted.shapes()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_a_schedule_set_with_several_services_tells_the_alarm_clock_in_the_lease_check(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The commit that sets a schedule tells the alarm clock's service (``pg_notify``) in the statement that checks the
+    lease, last in the commit: no round trip of its own (issue 50). The schedule is set and the welcome sent."""
+    app = await make_app(**QUIET, SEVERAL_SERVICES="on", LEASE_TTL="15s", LEASE_HEARTBEAT="5s")
+    await alarm_clock_started(app)
+    counted = await measure(app, lambda: enroll_with_schedule(app, fake_openai, ANA, "America/Toronto"))
+    ran = [statement for group in counted.productive() for statement in group]
+    notices = [statement for statement in ran if "pg_notify" in statement]
+    assert len(notices) == 1 and notices[0].startswith("SELECT number_lease.name"), counted.shapes()
+    assert app.transport.texts_to(ANA) == ["Welcome Ana!"]  # type: ignore[attr-defined]
+    assert await app.db.run(lambda s: s.execute(sa.text("SELECT count(*) FROM schedule")).scalar_one()) == 1

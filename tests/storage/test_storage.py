@@ -125,6 +125,22 @@ async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest
     assert await db.run(lambda s: due_inputs(s, later, 10).participants) == [ben.id, ana.id, cleo.id]
 
 
+async def test_inputs_stored_together_are_each_stored_once_with_their_payload(db: Database) -> None:
+    """Several inputs in one call (the alarm clock's burst, one statement): each new key gets a
+    row with its payload and comes back with its id; a key stored before is skipped, so its input runs once."""
+    ana = await admin.enroll(db, ManualClock(), admin.Enrolment(phone="+15145550101", name="Ana", timezone="UTC"))
+    now = datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
+    inputs = [NewInput(f"daily:{n}", ana.id, "daily_prompt", {"schedule_id": n, "slot": "08:00"}) for n in range(3)]
+    first = await db.run(lambda s: add_inputs(db, s, inputs[:1], now))
+    again = await db.run(lambda s: add_inputs(db, s, inputs, now))
+    assert set(first) == {"daily:0"} and set(again) == {"daily:1", "daily:2"}
+    rows = await db.run(lambda s: s.execute(sa.select(InboxItem.key, InboxItem.payload, InboxItem.status, InboxItem.id)
+                                            .where(InboxItem.key.startswith("daily:"))).all())  # type: ignore[union-attr]
+    assert sorted((key, payload, status) for key, payload, status, _ in rows) == [
+        (f"daily:{n}", {"schedule_id": n, "slot": "08:00"}, "pending") for n in range(3)]
+    assert {key: row_id for key, _, _, row_id in rows} == {**first, **again}
+
+
 async def test_a_commits_claim_of_what_it_queued_costs_the_same_however_many_others_wait(
     db: Database, database_url: str,
 ) -> None:
