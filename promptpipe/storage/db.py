@@ -111,7 +111,7 @@ class Database:
             return _together_on_one_connection(self._kept, self.consent_board, fns)
         finally:
             if self._checkpointer is not None:
-                self._checkpointer.committed(len(fns))
+                self._checkpointer.committed()
 
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         try:

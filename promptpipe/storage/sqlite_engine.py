@@ -122,9 +122,9 @@ class Checkpointer:
         """Background checkpoints run (for tests)."""
         self._thread: threading.Thread | None = None
 
-    def committed(self, transactions: int = 1) -> None:
-        """Writer's transactions have ended (its thread only): every CHECKPOINT_EVERY, the thread checkpoints."""
-        self._since += transactions
+    def committed(self) -> None:
+        """A writer's transaction has ended (its thread only): every CHECKPOINT_EVERY, the thread checkpoints."""
+        self._since += 1
         if self._since >= CHECKPOINT_EVERY:
             self._since = 0
             if self._thread is None:
