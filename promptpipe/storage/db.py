@@ -8,6 +8,7 @@ transactions in one SQLite transaction, a savepoint each, so one that fails is r
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
@@ -32,7 +33,7 @@ from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 from promptpipe.storage.pool_ping import ping_when_idle
 from promptpipe.storage.prepared import Prepared
-from promptpipe.storage.sqlite_engine import Checkpointer, create_sqlite_engine, query_only, writer_autocheckpoint
+from promptpipe.storage.sqlite_engine import create_sqlite_engine, query_only
 from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
 from promptpipe.study.store import tables as study_tables  # noqa: F401  (registers the tables)
@@ -74,11 +75,9 @@ class Database:
         self.consent_board = ConsentBoard()
         """The consent holds this process's transactions wrote (see :mod:`.consent_board`)."""
         self._kept = _KeptConnection(self.engine) if self._sqlite_writer else None
-        path = self.sqlite_path
-        self._checkpointer = Checkpointer(path) if self._sqlite_writer and path is not None else None
-        if self._checkpointer is not None:
-            event.listen(self.engine, "connect", writer_autocheckpoint)
-        self._executor = WorkQueue(threads, "db", together=self._together if self._kept is not None else None)
+        self._executor = WorkQueue(threads, "db", together=(
+            functools.partial(_together_on_one_connection, self._kept, self.consent_board)
+            if self._kept is not None else None))
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
         self.upgraded: schema.UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
@@ -105,22 +104,10 @@ class Database:
             return self._executor.submit_urgent(self._transaction, fn)
         return self._executor.submit(self._transaction, fn)
 
-    def _together(self, fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
-        assert self._kept is not None  # the queue calls this only for SQLite's writer
-        try:
-            return _together_on_one_connection(self._kept, self.consent_board, fns)
-        finally:
-            if self._checkpointer is not None:
-                self._checkpointer.committed()
-
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         try:
             if not self.read_only:
-                try:
-                    return _on_one_connection(self.engine, fn, self.consent_board)
-                finally:
-                    if self._checkpointer is not None:
-                        self._checkpointer.committed()
+                return _on_one_connection(self.engine, fn, self.consent_board)
             with Ending() as ending, Session(self.engine, expire_on_commit=False) as session, session.begin():
                 try:
                     return fn(join_board(session, self.consent_board))
@@ -172,10 +159,6 @@ class Database:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
 
     def _checkpoint(self) -> str:
-        with self._checkpointer.lock if self._checkpointer is not None else nullcontext():
-            return self._checkpoint_now()
-
-    def _checkpoint_now(self) -> str:
         if self._kept is not None:  # on the writer's thread, between its transactions: none is open
             driver = self._kept.get().connection.driver_connection
             assert driver is not None
@@ -192,8 +175,6 @@ class Database:
     async def close(self) -> None:
         """Wait for transactions already handed to the database thread, then close."""
         await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown, True)
-        if self._checkpointer is not None:
-            self._checkpointer.close()
         if self._kept is not None:
             self._kept.close()  # the writer's thread has ended: nobody else uses it
         self.engine.dispose()

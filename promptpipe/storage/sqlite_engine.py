@@ -1,30 +1,21 @@
 """SQLite connections as we set them up: WAL, a busy wait, foreign keys, zeroed free pages, and (for the writer)
-``BEGIN IMMEDIATE`` and savepoints straight on the driver's connection, with the log checkpointed beside it."""
+``BEGIN IMMEDIATE`` and savepoints straight on the driver's connection."""
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
-from promptpipe.logging import get_logger
 from promptpipe.storage.urls import sync_url
 
-__all__ = ["SQLITE_BUSY_TIMEOUT_MS", "Checkpointer", "create_sqlite_engine", "query_only"]
+__all__ = ["SQLITE_BUSY_TIMEOUT_MS", "create_sqlite_engine", "query_only"]
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
-WRITER_AUTOCHECKPOINT_PAGES = 8_000
-"""The writer's own checkpoint (SQLite's automatic one, in the COMMIT that crosses it): only should the
-:class:`Checkpointer` fall behind (~32 MB of log; SQLite's default is 1,000 pages)."""
-CHECKPOINT_EVERY = 16
-"""Writer transactions between two background checkpoints (a message's turn is three, ~40 pages of log)."""
-log = get_logger("promptpipe.storage")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
@@ -98,60 +89,3 @@ def _savepoints_on_the_driver(dialect: Any) -> None:
 
 def _no_implicit_begin(dbapi_conn: Any, _: Any) -> None:
     dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
-
-
-def writer_autocheckpoint(dbapi_conn: Any, _: Any) -> None:
-    """The writer's connections leave checkpoints to the :class:`Checkpointer` (see WRITER_AUTOCHECKPOINT_PAGES)."""
-    dbapi_conn.execute(f"PRAGMA wal_autocheckpoint={WRITER_AUTOCHECKPOINT_PAGES}")
-
-
-class Checkpointer:
-    """Moves the write-ahead log into the database file on a thread and a connection of its own, so no transaction's
-    COMMIT does: SQLite's automatic checkpoint ran inside the COMMIT that crossed 1,000 pages of log (a message's turn
-    in ~26), ~2 ms with its two fsyncs. PASSIVE: it neither waits for nor blocks the writer or a reader. What is
-    committed is in the log (synchronous=NORMAL, as before); a checkpoint only copies it, so a crash loses nothing."""
-
-    def __init__(self, path: Path) -> None:
-        self.lock = threading.Lock()
-        """Held while a checkpoint runs (the erasure's full one waits for a background one to end)."""
-        self._path = path
-        self._due = threading.Event()
-        self._stopping = False
-        self._since = 0
-        self.done = 0
-        """Background checkpoints run (for tests)."""
-        self._thread: threading.Thread | None = None
-
-    def committed(self) -> None:
-        """A writer's transaction has ended (its thread only): every CHECKPOINT_EVERY, the thread checkpoints."""
-        self._since += 1
-        if self._since >= CHECKPOINT_EVERY:
-            self._since = 0
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="db_checkpoint", daemon=True)
-                self._thread.start()
-            self._due.set()
-
-    def close(self) -> None:
-        """Stop the thread (after a checkpoint under way); the writer's own close checkpoints what is left."""
-        self._stopping = True
-        self._due.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _run(self) -> None:
-        connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        try:
-            while True:
-                self._due.wait()
-                self._due.clear()
-                if self._stopping:
-                    return
-                with self.lock:
-                    try:
-                        connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    except sqlite3.Error as exc:  # the writer's own checkpoint takes over past its threshold
-                        log.warning("checkpoint_failed", error=str(exc)[:200])
-                self.done += 1
-        finally:
-            connection.close()
