@@ -97,6 +97,8 @@ async def execute(plan: RoundPlan, ctx: ToolContext, tools: dict[str, Tool], mes
             result = format_tool_error(
                 call.name, f"there is no tool called {call.name!r}; use one of {', '.join(tools)}")
         else:
+            if ctx.before_change is not None:
+                ctx.before_change()
             result = await tool.invoke(ctx, call.arguments)
         seen.add(call.signature())
         called.append(call.name)

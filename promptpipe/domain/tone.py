@@ -107,7 +107,7 @@ class ToneState:
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> ToneState:
         """Tolerant: junk is the empty state, unknown tags and bad values are dropped, the active set re-checked."""
-        if not isinstance(data, Mapping):
+        if not isinstance(data, Mapping) or not data:  # none yet (most participants): 8 µs less every turn
             return cls()
         raw_scores = data.get("scores")
         scores: dict[str, float] = {}

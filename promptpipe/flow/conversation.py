@@ -99,18 +99,24 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
     try:
         history = await _remembered(deps, state, context.history)
         state.turns_since_summary += 1
-        restore = restorer(state)
+        kept: list[Callable[[], None]] = []
+
+        def keep() -> None:  # before the first tool changes the state; a turn without tools (most) copies nothing
+            if not kept:
+                kept.append(restorer(state))
+
         for attempt, budget in enumerate(BUDGETS):
             ctx = ToolContext(state=state, llm=deps.llm, clock=deps.clock, prompts=deps.prompts,
                               policy=deps.config.policy_for(state), inbound=tuple(texts),
-                              study=deps.config.study)
+                              study=deps.config.study, before_change=keep)
             try:
                 return await module.respond(ctx, history, texts, cue=cue, budget=budget)
             except ContextTooLong:
                 if attempt == len(BUDGETS) - 1:
                     raise
                 log.warning("context_too_long_retry", participant_id=state.participant.id, next_budget=attempt + 1)
-                restore()
+                if kept:  # what the attempt's tools changed is undone
+                    kept[0]()
         raise AssertionError("unreachable")
     finally:
         await deps.typing(recipient, False)

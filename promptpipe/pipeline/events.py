@@ -307,6 +307,7 @@ def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
 
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
-             status: str = InboxStatus.PENDING) -> NewInput:
-    return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
-                    message_id=message_id, status=status)
+             status: str = InboxStatus.PENDING, payload: dict[str, JsonValue] | None = None) -> NewInput:
+    """``payload``: ``event.to_payload()`` when the caller made it already."""
+    return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND,
+                    payload=event.to_payload() if payload is None else payload, message_id=message_id, status=status)

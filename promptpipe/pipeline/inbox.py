@@ -140,7 +140,7 @@ class Inbox:
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
                                          wa_message_id=msg.message_id, kind=transcript_kind, sent_at=said,
                                          payload={k: v for k, v in payload.items() if k not in (WA_ID, SAID_AT)})
-        row = as_input(event, key=key, participant_id=participant.id, message_id=message_id)
+        row = as_input(event, key=key, participant_id=participant.id, message_id=message_id, payload=payload)
         inbox_id = add_input(self.db, session, row, now)
         if inbox_id is None:  # stored before (WhatsApp delivered it again), here or by another node
             raise _Duplicate

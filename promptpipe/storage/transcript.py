@@ -181,7 +181,7 @@ def history_before(
     rows = _HISTORY.rows(session.connection(), {
         "pid": participant_id, "before": before_id if before_id is not None else _NO_ID_ABOVE, "after": after_id,
         "limit": limit})
-    return [HistoryEntry.of(role, kind, text, row_id, status) for row_id, role, kind, text, status in reversed(rows)]
+    return HistoryEntry.from_rows(reversed(rows))
 
 
 def set_kind(session: Session, message_ids: list[int], kind: str) -> None:

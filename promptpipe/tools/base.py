@@ -32,6 +32,8 @@ class ToolContext:
     """Set by a tool whose effect decides the reply (an opt-out): the loop stops after its round."""
     study: Study = OPEN_STUDY
     """The study's protocol (quiet hours, when study days begin)."""
+    before_change: Callable[[], None] | None = None
+    """Called before each tool runs (tools are what change ``state``): a turn keeps the state a retry starts from."""
 
     @property
     def participant_id(self) -> str:

@@ -4,13 +4,18 @@ before its first attempt: whatever the first attempt's tools changed is gone, an
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any, cast
 
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.profile import Barrier
+from promptpipe.domain.states import Stage
+from promptpipe.errors import ContextTooLong
 from promptpipe.flow.conversation import restorer
+from promptpipe.llm import Completion, ToolCall
 from promptpipe.questionnaires.rules.definition import OpenQuestionnaire
-from tests.flow.in_memory import participant
+from tests.flow.in_memory import Decider, ScriptedModel, participant
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -41,3 +46,31 @@ def test_a_retry_starts_from_the_state_before_the_first_attempt() -> None:
     state.profile.record.counters["prompts"] = 4
     restore()
     assert state == before
+
+
+class _ToolThenTooLong:
+    """A model whose first attempt saves a habit, then finds the request too long; asked again, it answers."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def complete(self, messages: Sequence[dict[str, Any]],
+                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+        self.asked += 1
+        if self.asked == 1:
+            return Completion(None, (ToolCall("c1", "save_user_profile", '{"habit_domain": "walking"}'),))
+        if self.asked == 2:
+            raise ContextTooLong("the request is too long for the model")
+        return Completion("What would you like to work on?")
+
+
+async def test_a_habit_saved_by_an_attempt_cut_short_is_not_kept() -> None:
+    """The participant never confirmed it in the answer they got: the profile shows what the retry saved, nothing."""
+    model = _ToolThenTooLong()
+    state = participant(stage=Stage.INTAKE)
+
+    decided = await Decider(cast(ScriptedModel, model)).messages(state, "I'd like to walk more")
+
+    assert decided.replies == ["What would you like to work on?"]
+    assert model.asked == 3
+    assert decided.state.profile.habit.habit_domain == ""
