@@ -26,7 +26,7 @@ def digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Soon:
     """A daily job due soon: its stored bytes now (:func:`digest`), its next run and stored state after it fires, its
     alarm."""
@@ -38,7 +38,7 @@ class Soon:
     alarm: Alarm
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ready:
     """A daily job prepared before due: the stored bytes it was prepared from (:func:`digest`), its row, and its next
     stored state."""

@@ -127,17 +127,25 @@ class _DailyRules:
 
 # -- prepared before due ---------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PreparedPrompt:
     """A daily alarm's inbox row worked out before it is due, with the facts it was built from: at due it is only
-    written, if those facts still hold (:func:`deliver_prepared`)."""
+    written, if those facts still hold (:func:`deliver_prepared`). Held by the thousand for a few seconds: only what
+    the pass at due needs (its row as :func:`input_values`, not also as a :class:`NewInput`)."""
 
     alarm: Alarm
     found: FactsRow
     """Its schedule and participant as read when it was prepared."""
-    row: NewInput
     values: InputValues = field(compare=False, repr=False)
     """The row's values (:func:`input_values`)."""
+
+    @property
+    def key(self) -> str:
+        return self.values["key"]
+
+    @property
+    def participant_id(self) -> str:
+        return self.values["participant_id"]
 
 
 def prepare_daily_rows(db: Database, session: Session, alarms: Sequence[Alarm], *,
@@ -146,10 +154,16 @@ def prepare_daily_rows(db: Database, session: Session, alarms: Sequence[Alarm], 
     at due works it out and logs it as ever). Writes nothing."""
     found = daily_alarm_rows(db, session, {a.ref for a in alarms})
     rules, prepared = _DailyRules(study), []
+    shared: dict[tuple[type, object], object] = {}
+    """A burst's facts repeat (kind, habit time, status, zone): one object each, not one per row held."""
     for alarm in alarms:
         read = found.get(alarm.ref)
         if read is not None and isinstance(row := rules.row(alarm, facts_of(read)), NewInput):
-            prepared.append(PreparedPrompt(alarm, read, row, input_values(row)))
+            kept = tuple(shared.setdefault((type(value), value), value) for value in read)
+            values = input_values(row)
+            values["payload"] = {name: shared.setdefault((str, value), value) if isinstance(value, str) else value
+                                 for name, value in row.payload.items()}  # its local date and due time
+            prepared.append(PreparedPrompt(alarm, kept, values))
     return prepared
 
 
@@ -161,8 +175,8 @@ def deliver_prepared(db: Database, session: Session, prepared: Sequence[Prepared
     result = Delivered()
     found = daily_alarm_rows(db, session, {p.alarm.ref for p in prepared})
     same = [p for p in prepared if found.get(p.alarm.ref) == p.found]
-    written = add_input_values(db, session, list({p.row.key: p.values for p in same}.values()), now)
-    result.queued += [p.row.participant_id for p in same if p.row.key in written]
+    written = add_input_values(db, session, list({p.key: p.values for p in same}.values()), now)
+    result.queued += [p.participant_id for p in same if p.key in written]
     if len(same) < len(prepared):
         changed = [p.alarm for p in prepared if found.get(p.alarm.ref) != p.found]
         facts = {alarm.ref: facts_of(read) for alarm in changed if (read := found.get(alarm.ref)) is not None}

@@ -16,7 +16,7 @@ TIMER_REF = "promptpipe.scheduling.jobs:timer_due"
 DAILY, TIMER = "daily", "timer"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alarm:
     kind: str
     """daily | timer"""

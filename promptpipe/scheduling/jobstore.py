@@ -6,7 +6,7 @@ again, which our keys turn into no-ops).
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
@@ -172,19 +172,23 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
                 conn.execute(delete(table).where(table.c.id.in_(broken)))
         return states
 
-    def states_due_by(self, after: datetime, until: datetime) -> list[tuple[str, bytes, JobState]]:
+    def states_due_by(self, after: datetime, until: datetime) -> Iterator[tuple[str, bytes, JobState]]:
         """The jobs due after ``after`` and by ``until``, soonest first: id, stored bytes and state (unreadable ones are
-        left to the pass that finds them due)."""
-        table, found = self.jobs_t, []
+        left to the pass that finds them due). One state at a time, each unpickled as it is asked for: 10,000 states
+        held together were ~25 MB at the burst's start (a tenth of its peak), whose freed pages it never got back."""
+        table = self.jobs_t
         with self.engine.begin() as conn:
-            for job_id, blob in conn.execute(select(table.c.id, table.c.job_state).where(
-                    table.c.next_run_time > datetime_to_utc_timestamp(after),
-                    table.c.next_run_time <= datetime_to_utc_timestamp(until)).order_by(table.c.next_run_time)):
-                try:
-                    found.append((job_id, blob, cast(JobState, pickle.loads(blob))))
-                except Exception:
-                    continue
-        return found
+            rows = list(conn.execute(select(table.c.id, table.c.job_state).where(
+                table.c.next_run_time > datetime_to_utc_timestamp(after),
+                table.c.next_run_time <= datetime_to_utc_timestamp(until)).order_by(table.c.next_run_time)))
+        rows.reverse()
+        while rows:  # each row let go once its state is handed on
+            job_id, blob = rows.pop()
+            try:
+                state = cast(JobState, pickle.loads(blob))
+            except Exception:
+                continue
+            yield job_id, blob, state
 
     def pickled_move(self, state: JobState, next_run: datetime | None) -> tuple[float | None, bytes | None]:
         """A job's next run time and stored bytes once moved to ``next_run`` (None: the job ends), worked out ahead
