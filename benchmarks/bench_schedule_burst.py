@@ -347,11 +347,12 @@ def _insert(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
 
 def next_due(lead_s: float) -> datetime:
     """The first whole UTC minute at least ``lead_s`` from now at which a fixed daily prompt can fall due in every
-    zone of :data:`ZONES` (in a zone's first PREP_MINUTES after midnight none can: they go at 00:00)."""
+    zone of :data:`ZONES`, and the canaries' one :data:`CANARY_AFTER` later too (in a zone's first PREP_MINUTES after
+    midnight none can: they go at 00:00; a start from 22:48 UTC refused to seed the canaries)."""
     earliest = datetime.now(timezone.utc) + timedelta(seconds=lead_s)
     minute = earliest.replace(second=0, microsecond=0)
     due = minute if minute >= earliest else minute + timedelta(minutes=1)
-    while not all(_fires_at(due, zone) for zone in ZONES):
+    while not all(_fires_at(at, zone) for zone in ZONES for at in (due, due + CANARY_AFTER)):
         due += timedelta(minutes=1)
     return due
 
