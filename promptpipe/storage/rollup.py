@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-__all__ = ["DROP_V1", "REFILL_V1", "SHARDS", "TRIGGERS_V1", "TRIGGERS_V2", "TRIGGERS_V3", "V1_TO_V2", "V2_TO_V1",
-           "create_triggers", "refill"]
+__all__ = ["DROP_V1", "REFILL_V1", "SEEK_BY_INDEX", "SHARDS", "TRIGGERS_V1", "TRIGGERS_V2", "TRIGGERS_V3",
+           "TRIGGERS_V4", "UNSEEK_BY_INDEX", "V1_TO_V2", "V2_TO_V1", "create_triggers", "refill"]
 
 _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM receipt r "
              "WHERE r.wa_message_id = {wa})")
@@ -211,6 +211,16 @@ TRIGGERS_V3 = {"sqlite": _sqlite(_SQLITE_SHARD),
                               for statement in _postgresql(_POSTGRESQL_SHARD)]}
 """Revision 0019's triggers: V2, adding to a row per day, arm and shard (see the module's docstring)."""
 
+SEEK_BY_INDEX = {"sqlite": [], "postgresql": [
+    "ALTER FUNCTION prompt_day_counts_set_level(text, integer[]) SET enable_seqscan = off"]}
+"""PostgreSQL: the deliveries of a message are found by their index, in whatever plan PL/pgSQL keeps. Its plan for
+``prompt_message_id = ANY(…)`` with an array it cannot see guesses a twentieth of the table: a scan of every delivery
+on each message sent, once the table outgrew the plan (~147 M rows read in a 10,000-prompt burst)."""
+UNSEEK_BY_INDEX = {"sqlite": [], "postgresql": [
+    "ALTER FUNCTION prompt_day_counts_set_level(text, integer[]) RESET enable_seqscan"]}
+TRIGGERS_V4 = {dialect: [*statements, *SEEK_BY_INDEX[dialect]] for dialect, statements in TRIGGERS_V3.items()}
+"""Revision 0021's triggers: V3, the deliveries of a message found by index."""
+
 DROP_V1 = {
     "sqlite": [f"DROP TRIGGER IF EXISTS prompt_day_counts_{name}" for name in (
         "receipt_added", "receipt_removed", "message_id", "delivery_added", "delivery_changed", "delivery_removed",
@@ -226,7 +236,7 @@ DROP_V1 = {
 }
 
 
-def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V3) -> None:
+def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V4) -> None:
     for statement in triggers[conn.dialect.name]:
         conn.exec_driver_sql(statement)
 
