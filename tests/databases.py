@@ -134,15 +134,19 @@ class PostgresDatabases:
                 self._template = name
             return self._template
 
-    def copy(self) -> tuple[str, Callable[[], None]]:
+    def copy(self, *, fresh: bool = False) -> tuple[str, Callable[[], None]]:
         """A database with the current schema and no rows (a copy of the template, or an emptied
-        one), and what hands it back when the test is done."""
+        one), and what hands it back when the test is done. ``fresh``: always a new copy, whose
+        tables were never vacuumed nor analysed (an emptied one's may have been, and PostgreSQL
+        plans for a table vacuumed empty otherwise than for a new one); it is dropped afterwards."""
         template = self._template_name()
         try:
+            if fresh:
+                raise queue.Empty
             name = self._emptied.get_nowait()
         except queue.Empty:
             name = self._create(f'TEMPLATE "{template}"')
-        return self._url(name), lambda: self._to_drop.put((name, True))
+        return self._url(name), lambda: self._to_drop.put((name, not fresh))
 
     def empty(self) -> tuple[str, Callable[[], None]]:
         """A new database with nothing of ours in it, and its drop."""

@@ -20,12 +20,25 @@ from promptpipe.storage.outbox_rows import record_sends
 from promptpipe.storage.participants import NewParticipant, create_participant
 from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.storage.urls import sync_url
+from tests.conftest import POSTGRES_ENV
+from tests.databases import PostgresDatabases
 
-POSTGRES_ONLY = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 GROWN = 3_000
 """Rows each table gains after the plans were made (a burst's first seconds)."""
 TABLES = ("outbox", "message", "prompt_delivery")
+
+
+@pytest.fixture
+def database_url(postgres_databases: PostgresDatabases | None) -> Iterator[str]:
+    """A new copy of the template: its tables were never vacuumed nor analysed, as a young study's are. (A copy emptied
+    after another test may have been vacuumed empty since, and PostgreSQL takes such a table for one that stays empty:
+    even its own foreign-key checks then keep plans that read the whole table. See the note in benchmarks/README.)"""
+    if postgres_databases is None:
+        pytest.skip(f"PostgreSQL run skipped: set {POSTGRES_ENV}=postgresql://user@host:5432/db to include it")
+    url, drop = postgres_databases.copy(fresh=True)
+    yield url
+    drop()
 
 
 @pytest.fixture
@@ -70,7 +83,6 @@ def prompt(engine: Engine, participant_id: str, n: int) -> dict[str, int]:
         return {name: read - before.get(name, 0) for name, read in scanned(session).items()}
 
 
-@POSTGRES_ONLY
 def test_a_prompt_reads_the_grown_tables_by_index_with_the_plans_kept_from_when_they_were_small(
     engine: Engine, database_url: str
 ) -> None:
@@ -80,6 +92,9 @@ def test_a_prompt_reads_the_grown_tables_by_index_with_the_plans_kept_from_when_
     with admin(database_url) as conn:  # a young study's tables, never analysed, and autovacuum stays away
         for table in TABLES:
             conn.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = off)")
+        never_counted = conn.execute("SELECT relname FROM pg_class WHERE relname = ANY(%s) AND reltuples < 0",
+                                     [list(TABLES)]).fetchall()
+        assert sorted(name for name, in never_counted) == sorted(TABLES)
     for n in range(1, 16):  # psycopg prepares each statement, PostgreSQL makes the plan it keeps
         prompt(engine, participant_id, n)
 
