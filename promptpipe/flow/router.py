@@ -87,6 +87,9 @@ class ConversationFlow:
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         return load_context(session, participant_id, batch, self.deps.config, self.deps.clock.now())
 
+    def number(self, context: TurnContext) -> str | None:
+        return context.state.participant.number
+
     def blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
         apologise_if_blocked(session, participant_id, rows, now)
 

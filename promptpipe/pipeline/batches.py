@@ -67,6 +67,9 @@ class TurnRunner(Protocol[C]):
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> C:
         """Read what the turn needs, inside the same transaction that picked the batch."""
 
+    def number(self, context: C) -> str | None:
+        """The number the participant was given (None: the default one), as :meth:`load` read it."""
+
     def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
         """The ids of the message rows among ``rows`` that must not wait for the model."""
 

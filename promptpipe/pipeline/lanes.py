@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Generic
 
@@ -266,9 +267,8 @@ class Lanes(Generic[C]):
         looking: bool = False,
     ) -> tuple[list[InboxRow], int, C, bool] | None:
         """One transaction: the batch, how many rows are pending, its context and whether it is urgent. ``looking``
-        (:meth:`first_look`): write nothing; rows pending that cannot run yet come back as ``_BLOCKED``."""
-        if self.sharing is not None and not self.sharing.owns(number_of(session, participant_id)):
-            return None
+        (:meth:`first_look`): write nothing; rows pending that cannot run yet come back as ``_BLOCKED``. Nothing for
+        a participant whose number is not served here (read with the turn's context: no round trip of its own)."""
         rows = pending_inbox(session, participant_id) if pending is None else pending
         messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
         urgent = self.runner.urgent(session, messages) if messages else set()
@@ -276,11 +276,17 @@ class Lanes(Generic[C]):
         if not batch:
             if rows and looking:
                 return _BLOCKED
-            if rows:
+            if rows and self._served_here(lambda: number_of(session, participant_id)):
                 self.runner.blocked(session, participant_id, rows, now)
             return None
-        return (batch, len(rows), self.runner.load(session, participant_id, batch),
-                bool(urgent) or batch[0].kind in FIRST_KINDS)
+        context = self.runner.load(session, participant_id, batch)
+        if not self._served_here(lambda: self.runner.number(context)):
+            return None
+        return batch, len(rows), context, bool(urgent) or batch[0].kind in FIRST_KINDS
+
+    def _served_here(self, number: Callable[[], str | None]) -> bool:
+        """Whether a participant with this number (read only when several services share the numbers) is served here."""
+        return self.sharing is None or self.sharing.owns(number())
 
     async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
         """Set aside each of these participants' turns that an urgent message arrived behind."""
