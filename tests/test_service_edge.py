@@ -1,6 +1,6 @@
 """The service around its WhatsApp connection: the state it records for `status`, a fresh process
-for a new QR code (a bounded number of times), and a stop that ends even when a worker thread
-never returns."""
+for a new QR code (a bounded number of times), a stop that ends even when a worker thread never
+returns, and what the service's process loads."""
 
 from __future__ import annotations
 
@@ -230,3 +230,16 @@ def test_serve_in_a_real_process_ends_on_sigterm_while_a_login_waits(
     err = proc.stderr.read() if proc.stderr else ""
     assert code == 0, err
     assert "service_stopped" in err and "threads_left_behind" in err
+
+
+def test_the_service_does_not_load_what_only_the_evaluation_or_an_upgrade_needs() -> None:
+    """The command line ``serve`` runs from loads the evaluation (its judge, checks, language identification and
+    report templates) only for ``promptpipe evaluate``, and Alembic only to upgrade: ~13 MB of a service's memory."""
+    import subprocess
+
+    script = ("import sys\n"
+              "import promptpipe.cli.serve\n"
+              "heavy = ('alembic', 'lingua', 'jinja2', 'promptpipe.evaluation')\n"
+              "print(sorted(name for name in sys.modules if name in heavy))\n")
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", found.stderr

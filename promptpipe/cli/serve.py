@@ -17,7 +17,7 @@ from typing import Any
 
 from promptpipe.cli._common import fail, load, run, stop_on_signals
 from promptpipe.cli._db import db_command
-from promptpipe.cli._evaluate import add_arguments, evaluate_command
+from promptpipe.cli._evaluate_args import add_arguments
 from promptpipe.cli._health import health_command
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, TransportName
@@ -270,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(lambda: web_command(settings, niceness=settings.web_niceness))
     if args.command == "evaluate":  # its sandboxes' service logs would bury its progress lines
         configure_logging(settings.log_format, debug=settings.debug, quiet=True)
+        from promptpipe.cli._evaluate import evaluate_command
+
         return run(lambda: evaluate_command(settings, args))
     if args.command == "db":
         return run(lambda: db_command(settings, args.db_action))

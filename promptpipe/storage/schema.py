@@ -15,10 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlmodel import SQLModel
 
@@ -27,13 +25,20 @@ from promptpipe.storage import mirrors, rollup
 from promptpipe.storage.db_errors import first_line
 from promptpipe.storage.urls import sqlite_file, sync_url
 
-__all__ = ["MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState", "UpgradeDone",
-           "head", "history", "include_object", "prepare", "read_state", "upgrade"]
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+__all__ = ["HEAD", "MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState",
+           "UpgradeDone", "alembic_head", "head", "history", "include_object", "prepare", "read_state", "upgrade"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"
 NOT_OURS = ("apscheduler_jobs", VERSION_TABLE)
 UPGRADE_COMMAND = "promptpipe db upgrade"
+HEAD = "0021_deliveries_found_by_index"
+"""The newest revision, written here so that a service whose database is at it never imports Alembic (~8 MB of its
+memory); Alembic is loaded to upgrade, or to tell an older or newer revision. A test checks it is Alembic's head."""
 
 
 class SchemaBehind(ConfigError):
@@ -105,6 +110,8 @@ def include_object(obj: Any, name: str | None, type_: str, reflected: bool, comp
 
 
 def _config(connection: Connection | None = None, on_version_apply: Callable[..., None] | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
@@ -114,14 +121,19 @@ def _config(connection: Connection | None = None, on_version_apply: Callable[...
 
 @functools.cache
 def _script() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(_config())
 
 
 def head() -> str:
     """The newest revision this code knows."""
-    found = _script().get_current_head()
-    assert found is not None
-    return found
+    return HEAD
+
+
+def alembic_head() -> str | None:
+    """The newest revision as Alembic reads it from the revision files (what :data:`HEAD` must say)."""
+    return _script().get_current_head()
 
 
 def history() -> list[Revision]:
@@ -136,8 +148,8 @@ def read_state(conn: Connection) -> SchemaState:
     current = (conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar() if VERSION_TABLE in tables
                else None)
     ours = {table.name for table in SQLModel.metadata.sorted_tables}
-    known = current is None or current in {revision.id for revision in history()}
-    return SchemaState(current, head(), empty=not (tables & ours), known=known)
+    known = current in (None, HEAD) or current in {revision.id for revision in history()}
+    return SchemaState(current, HEAD, empty=not (tables & ours), known=known)
 
 
 def prepare(conn: Connection) -> SchemaState:

@@ -149,3 +149,28 @@ async def test_a_failed_upgrade_leaves_the_database_as_it_was_and_names_the_revi
         await asyncio.to_thread(schema.upgrade, database_url)
     assert "the database is as it was before the upgrade" in str(failed.value)
     assert _dump(database_url) == before
+
+
+def test_the_newest_revision_named_in_the_code_is_the_newest_revision_file() -> None:
+    """A new revision file comes with :data:`schema.HEAD` moved to it: a new database is stamped with it, and one at an
+    older revision is told to upgrade."""
+    assert schema.alembic_head() == schema.HEAD
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_service_on_a_database_at_the_newest_revision_never_loads_alembic(database_url: str) -> None:
+    """Alembic is ~8 MB of a service's memory, needed only to upgrade (or to name an unknown revision)."""
+    import subprocess
+    import sys
+
+    script = ("import asyncio, sys\n"
+              "from promptpipe.storage.db import Database\n"
+              "async def start():\n"
+              f"    db = Database({database_url!r})\n"
+              "    await db.connect()\n"
+              "    await db.close()\n"
+              "asyncio.run(start())\n"  # the first start makes the schema, the second finds it current
+              "asyncio.run(start())\n"
+              "print(sorted({name.split('.')[0] for name in sys.modules if name.startswith('alembic')}))\n")
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", found.stderr
