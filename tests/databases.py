@@ -24,6 +24,7 @@ matches the template's (a test changed it), or that cannot be emptied, is droppe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import secrets
@@ -140,11 +141,11 @@ class PostgresDatabases:
         tables were never vacuumed nor analysed (an emptied one's may have been, and PostgreSQL
         plans for a table vacuumed empty otherwise than for a new one); it is dropped afterwards."""
         template = self._template_name()
-        try:
-            if fresh:
-                raise queue.Empty
-            name = self._emptied.get_nowait()
-        except queue.Empty:
+        name = None
+        if not fresh:
+            with contextlib.suppress(queue.Empty):
+                name = self._emptied.get_nowait()
+        if name is None:
             name = self._create(f'TEMPLATE "{template}"')
         return self._url(name), lambda: self._to_drop.put((name, not fresh))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Generic
 
@@ -276,17 +275,13 @@ class Lanes(Generic[C]):
         if not batch:
             if rows and looking:
                 return _BLOCKED
-            if rows and self._served_here(lambda: number_of(session, participant_id)):
+            if rows and (self.sharing is None or self.sharing.owns(number_of(session, participant_id))):
                 self.runner.blocked(session, participant_id, rows, now)
             return None
         context = self.runner.load(session, participant_id, batch)
-        if not self._served_here(lambda: self.runner.number(context)):
+        if self.sharing is not None and not self.sharing.owns(self.runner.number(context)):
             return None
         return batch, len(rows), context, bool(urgent) or batch[0].kind in FIRST_KINDS
-
-    def _served_here(self, number: Callable[[], str | None]) -> bool:
-        """Whether a participant with this number (read only when several services share the numbers) is served here."""
-        return self.sharing is None or self.sharing.owns(number())
 
     async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
         """Set aside each of these participants' turns that an urgent message arrived behind."""
