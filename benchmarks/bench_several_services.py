@@ -397,10 +397,12 @@ class Service:
         return found
 
 
-def service_env(model_url: str, database_url: str, workdir: Path, index: int, processes: int) -> dict[str, str]:
+def service_env(model_url: str, database_url: str, workdir: Path, index: int, processes: int,
+                shared: bool = True) -> dict[str, str]:
     """Service ``index`` of ``processes``: each number prefers one service (round robin), as a deployment that adds
-    capacity would configure it; numbers stay with their service (they never move to balance)."""
-    several = "off" if database_url.startswith("sqlite") else "on"
+    capacity would configure it; numbers stay with their service (they never move to balance). ``shared`` False: one
+    service as deployed alone (``SEVERAL_SERVICES`` off, the default; always so on SQLite)."""
+    several = "on" if shared and not database_url.startswith("sqlite") else "off"
     homes = ",".join(f"{number}=service-{place % processes}" for place, number in enumerate(NUMBERS))
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
@@ -477,9 +479,11 @@ _WORKDIRS: list[Path] = []
 """Run directories to remove after their report (unless --keep)."""
 
 
-def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> RunResult:
+def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False, shared: bool = True) -> RunResult:
     """One run on a fresh database: ``args.processes`` services on PostgreSQL, or one on a SQLite file (``sqlite``,
-    on the disk the state directory would be on, as in production: no tmpfs)."""
+    on the disk the state directory would be on, as in production: no tmpfs). ``shared`` False: one service on
+    PostgreSQL with ``SEVERAL_SERVICES`` off, as a study with one process runs it."""
+    shared = shared and not sqlite
     label = "failover" if failover else "steady"
     workdir = Path(tempfile.mkdtemp(prefix="pp-bench-several-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
     name = "" if sqlite else create_database(args.server)
@@ -505,7 +509,8 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
         for index in range(processes):
             log = open(workdir / f"service-{index}.log", "ab")  # noqa: SIM115
             logs.append(log)
-            services.append(start_service(index, service_env(model.url, url, workdir, index, processes), workdir, log))
+            services.append(start_service(index, service_env(model.url, url, workdir, index, processes, shared),
+                                          workdir, log))
         by_pid = {service.pid: service for service in services}
         first_start = services[0].started_at
 
@@ -542,12 +547,14 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
                           f"see {service.log_path}", flush=True)
             wants_leases = (settled_after_s is None or not held_at_due
                             or (takeover is not None and len(takeover.taken_at) < len(takeover.names)))
-            if sqlite and not held_at_due and now >= due_ts:  # one service, no leases: it holds everything
+            if not shared and not held_at_due and now >= due_ts:  # one service, no leases: it holds everything
                 settled_after_s = 0.0
                 held_at_due = {0: ["@alarms", *NUMBERS]}
                 for service in services:
                     service.measure()
                     service.cpu_at_due_s = service.cpu_s
+                if leases_conn is not None:
+                    server_at_due = ServerSample.read(leases_conn)
             if leases_conn is not None and wants_leases and now - last_lease_read >= STEP_S:
                 last_lease_read = now
                 db_now, leases = read_leases(leases_conn)
@@ -767,7 +774,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the directory (logs, journals)")
     parser.add_argument("--compare", action="store_true",
                         help="the cost per prompt side by side, steady runs only: one service on SQLite, one on "
-                             "PostgreSQL, then --processes on PostgreSQL")
+                             "PostgreSQL alone (SEVERAL_SERVICES=off) and shared (on), then --processes on PostgreSQL")
     parser.add_argument("--without-day-counts", action="store_true",
                         help="diagnosis only: drop the trigger that keeps prompt_day_counts on each prompt_delivery "
                              "change (what counting costs each prompt; since revision 0019 each connection adds to "
@@ -794,25 +801,32 @@ def main() -> None:
 
 
 def compare(args: argparse.Namespace) -> None:
-    """CPU per delivered prompt: one service on SQLite, one on PostgreSQL, ``args.processes`` on PostgreSQL."""
+    """CPU per delivered prompt: one service on SQLite; one on PostgreSQL as deployed alone (``SEVERAL_SERVICES``
+    off, the default), then as one of several (on); ``args.processes`` on PostgreSQL (on)."""
     several = args.processes
     figures: dict[str, float | None] = {}
-    for label, sqlite, processes in (("SQLite, 1 service", True, 1), ("PostgreSQL, 1 service", False, 1),
-                                     (f"PostgreSQL, {several} services", False, several)):
+    for label, sqlite, processes, shared in (
+            ("SQLite, 1 service", True, 1, False), ("PostgreSQL, 1 service alone", False, 1, False),
+            ("PostgreSQL, 1 service shared", False, 1, True),
+            (f"PostgreSQL, {several} services", False, several, True)):
         args.processes = processes
-        print(f"\n=== {label}")
+        print(f"\n=== {label}" + (" (SEVERAL_SERVICES=on)" if shared else " (SEVERAL_SERVICES=off)" * (not sqlite)))
         try:
-            figures[label] = report(run(args, failover=False, sqlite=sqlite), args.participants)
+            figures[label] = report(run(args, failover=False, sqlite=sqlite, shared=shared), args.participants)
         finally:
             while _WORKDIRS and not args.keep:
                 shutil.rmtree(_WORKDIRS.pop(), ignore_errors=True)
     print("\nCPU per delivered prompt (all services, from due until every prompt and poll was out; its polls "
           "included):")
     for label, ms in figures.items():
-        print(f"  {label:<26} " + (f"{ms:.1f} ms" if ms is not None else "not measured"))
-    sqlite_ms, one, many = figures.values()
+        print(f"  {label:<30} " + (f"{ms:.1f} ms" if ms is not None else "not measured"))
+    sqlite_ms, alone, one, many = figures.values()
+    if sqlite_ms and alone:
+        print("  " + verdict("PostgreSQL 1 service alone / SQLite", alone / sqlite_ms, TARGET_PG_OVER_SQLITE, "x"))
     if sqlite_ms and one:
-        print("  " + verdict("PostgreSQL 1 service / SQLite", one / sqlite_ms, TARGET_PG_OVER_SQLITE, "x"))
+        print(f"  (PostgreSQL 1 service shared / SQLite: {one / sqlite_ms:.2f} x; what SEVERAL_SERVICES=on adds to one "
+              f"service: {one / alone:.2f} x)" if alone else f"  (PostgreSQL 1 service shared / SQLite: "
+              f"{one / sqlite_ms:.2f} x)")
     if one and many:
         print("  " + verdict(f"{several} services / 1 service (PostgreSQL)", many / one, TARGET_SEVERAL_OVER_ONE, "x"))
 
